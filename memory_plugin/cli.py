@@ -1,0 +1,358 @@
+"""The `memory-plugin` command line: parse options, call one core function, render the result."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import click
+
+from . import __version__
+from .config import Config, load_config
+from .errors import MemoryPluginError
+
+
+def echo_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+
+
+class Ctx:
+    def __init__(self, vault, cache_dir, config_file):
+        self.args = (vault, cache_dir, config_file)
+        self._cfg: Config | None = None
+
+    @property
+    def cfg(self) -> Config:
+        if self._cfg is None:
+            v, c, f = self.args
+            self._cfg = load_config(vault=v, cache_dir=c, config_file=f)
+        return self._cfg
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--vault", type=click.Path(), help="The vault folder (else $MEMORY_PLUGIN_VAULT or config).")
+@click.option("--cache-dir", type=click.Path(), help="Where the index lives (else $MEMORY_PLUGIN_CACHE_DIR).")
+@click.option("--config", "config_file", type=click.Path(), help="Config file (else $MEMORY_PLUGIN_CONFIG).")
+@click.version_option(__version__, prog_name="memory-plugin")
+@click.pass_context
+def cli(ctx, vault, cache_dir, config_file):
+    """Long-term memory for Claude Code from your markdown vault."""
+    ctx.obj = Ctx(vault, cache_dir, config_file)
+
+
+def _open(c: Ctx):
+    from .index import open_index
+
+    c.cfg.require_vault()
+    return open_index(c.cfg)
+
+
+def _age(ts: float | None) -> str:
+    if not ts:
+        return "never"
+    s = time.time() - ts
+    for unit, n in (("d", 86400), ("h", 3600), ("min", 60)):
+        if s >= n:
+            return f"{int(s // n)} {unit} ago"
+    return f"{int(s)} s ago"
+
+
+# ---------------------------------------------------------------- building
+
+@cli.command()
+@json_opt
+@pass_ctx
+def rebuild(c: Ctx, as_json):
+    """Build the index and graph from scratch and swap them in."""
+    from .index import rebuild as do_rebuild
+
+    cfg = c.cfg
+    cfg.require_vault()
+    progress = None
+    if sys.stderr.isatty() and not as_json:
+        def progress(i, n):
+            click.echo(f"\rreading notes {i}/{n}", err=True, nl=(i == n))
+    stats = do_rebuild(cfg, progress=progress)
+    if as_json:
+        echo_json(stats)
+    else:
+        click.echo(f"rebuilt {cfg.vault}: {stats['notes']} notes, {stats['attachments']} attachments, "
+                   f"{stats['links']} links, {stats['warnings']} warnings in {stats['seconds']} s")
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def sync(c: Ctx, as_json):
+    """Re-read only new, changed, deleted and renamed notes."""
+    from .index import sync as do_sync
+
+    stats = do_sync(c.cfg)
+    if as_json:
+        echo_json(stats)
+    elif stats.get("rebuilt"):
+        click.echo(f"no usable index: rebuilt ({stats['notes']} notes)")
+    else:
+        click.echo("synced: " + ", ".join(f"{stats[k]} {k}" for k in
+                                          ("new", "modified", "deleted", "renamed", "unchanged")))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@json_opt
+@pass_ctx
+def reindex(c: Ctx, paths, as_json):
+    """Re-read single notes (paths absolute or relative to the vault)."""
+    from .index import reindex as do_reindex
+
+    stats = do_reindex(c.cfg, paths)
+    if as_json:
+        echo_json(stats)
+    else:
+        click.echo("reindexed: " + ", ".join(f"{v} {k}" for k, v in stats.items()))
+
+
+# ---------------------------------------------------------------- looking
+
+@cli.command()
+@json_opt
+@pass_ctx
+def status(c: Ctx, as_json):
+    """The vault, the cache dir, the state files and how fresh the index is."""
+    from . import outputs
+    from .index import IndexMissing, get_meta, open_index
+
+    cfg = c.cfg
+    cfg.require_vault()
+    info = {"vault": str(cfg.vault), "cache_dir": str(cfg.cache_dir), "files": outputs.paths(cfg),
+            "config_sources": {k: v for k, v in cfg.sources.items() if v != "default"}}
+    try:
+        conn = open_index(cfg)
+    except IndexMissing as e:
+        info.update(indexed=False, problem=str(e))
+    else:
+        try:
+            q = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+            info.update(indexed=True, notes=q("SELECT count(*) FROM notes"),
+                        links=q("SELECT count(*) FROM links"),
+                        dangling=q("SELECT count(*) FROM links WHERE target IS NULL"),
+                        tags=q("SELECT count(DISTINCT tag_lc) FROM tags"),
+                        warnings=q("SELECT count(*) FROM warnings"),
+                        built_at=float(get_meta(conn, "built_at") or 0),
+                        synced_at=float(get_meta(conn, "synced_at") or 0),
+                        changed_at=float(get_meta(conn, "changed_at") or 0))
+        finally:
+            conn.close()
+    if as_json:
+        echo_json(info)
+        return
+    click.echo(f"vault      {info['vault']}")
+    click.echo(f"cache dir  {info['cache_dir']}")
+    if not info["indexed"]:
+        click.echo(f"index      none: {info['problem']}")
+        return
+    click.echo(f"index      {info['notes']} notes, {info['links']} links ({info['dangling']} dangling), "
+               f"{info['tags']} tags, {info['warnings']} warnings")
+    click.echo(f"rebuilt    {_age(info['built_at'])}; synced {_age(info['synced_at'])}")
+    for k in ("graph_json", "report", "html", "brief"):
+        p = info["files"][k]
+        click.echo(f"{k:<10} {p}{'' if os.path.exists(p) else ' (not written yet)'}")
+    html = info["files"]["html"]
+    if os.path.exists(html):
+        click.echo(f"graph view file://{html}")
+
+
+@cli.command()
+@click.option("-n", "--limit", type=click.IntRange(1), default=None, help="How many (default hub_count).")
+@json_opt
+@pass_ctx
+def hubs(c: Ctx, limit, as_json):
+    """Hub notes: authored hubs first, then by link degree."""
+    from . import graph as G
+
+    conn = _open(c)
+    rows = G.hubs(conn, limit or c.cfg.hub_count)
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        mark = "hub" if r["hub"] else f"{r['degree']} links"
+        click.echo(f"{r['display_title']}  ({r['path']}, {mark})")
+        if r["summary"]:
+            click.echo(f"    {r['summary']}")
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def conventions(c: Ctx, as_json):
+    """Convention notes with their summaries."""
+    from . import graph as G
+
+    rows = G.conventions(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(f"{r['display_title']}  ({r['path']})")
+        click.echo(f"    {r['summary'] or '(no summary)'}")
+
+
+@cli.command()
+@click.argument("note")
+@json_opt
+@pass_ctx
+def explain(c: Ctx, note, as_json):
+    """A note's properties, tags, and links out and in by type."""
+    from . import graph as G
+
+    conn = _open(c)
+    path = G.find_note(conn, note)
+    info = G.explain(conn, path)
+    try:
+        from .memory import effective_confidence
+        info["confidence"] = effective_confidence(c.cfg, conn, path)
+    except ImportError:
+        pass
+    if as_json:
+        return echo_json(info)
+    if info["private"]:
+        click.echo(f"{path}: private note (type {info['type']}); its content is not shown.")
+        return
+    click.echo(f"{info['display_title']}  ({path})")
+    click.echo(f"type: {info['type']}" + (f" · status: {info['status']}" if info["status"] else "")
+               + (f" · project: {info['project']}" if info["project"] else ""))
+    if info.get("confidence"):
+        click.echo(f"confidence: {info['confidence']}")
+    if info["summary"]:
+        click.echo(f"summary: {info['summary']}")
+    if info["aliases"]:
+        click.echo(f"aliases: {', '.join(info['aliases'])}")
+    if info["tags"]:
+        click.echo(f"tags: {', '.join('#' + t for t in info['tags'])}")
+    for k, v in info["properties"].items():
+        if k not in ("summary", "tags", "aliases", "type", "status", "project"):
+            click.echo(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}")
+    click.echo(f"outgoing ({len(info['outgoing'])}):")
+    for l in info["outgoing"]:
+        tgt = l["target"] or f"{l['linkpath']} (dangling)"
+        click.echo(f"  {l['type']:<12} {tgt}{l['subpath'] or ''}")
+    click.echo(f"incoming ({len(info['incoming'])}):")
+    for l in info["incoming"]:
+        click.echo(f"  {l['type']:<12} {l['src']}")
+    for w in info["warnings"]:
+        click.echo(f"warning: {w}")
+
+
+@cli.command()
+@click.argument("note")
+@json_opt
+@pass_ctx
+def backlinks(c: Ctx, note, as_json):
+    """Notes that link to NOTE."""
+    from . import graph as G
+
+    conn = _open(c)
+    path = G.find_note(conn, note)
+    rows = G.backlinks(conn, path)
+    if as_json:
+        return echo_json({"note": path, "backlinks": rows})
+    click.echo(f"{len(rows)} links to {path}")
+    for r in rows:
+        click.echo(f"  {r['src']}  ({r['type']}, line {r['line']})")
+
+
+@cli.command()
+@click.argument("a")
+@click.argument("b")
+@json_opt
+@pass_ctx
+def path(c: Ctx, a, b, as_json):
+    """The shortest chain of links between two notes."""
+    from . import graph as G
+
+    conn = _open(c)
+    pa, pb = G.find_note(conn, a), G.find_note(conn, b)
+    steps = G.shortest_path(conn, pa, pb)
+    if as_json:
+        return echo_json({"from": pa, "to": pb, "steps": steps, "found": bool(steps) or pa == pb})
+    if not steps:
+        click.echo(f"no path between {pa} and {pb}" if pa != pb else pa)
+        return
+    click.echo(pa)
+    for s in steps:
+        arrow = f"--{s['type']}-->" if s["direction"] == "->" else f"<--{s['type']}--"
+        click.echo(f"  {arrow} {s['to']}")
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def orphans(c: Ctx, as_json):
+    """Notes with no links in or out."""
+    from . import graph as G
+
+    rows = G.orphans(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(r["path"])
+    click.echo(f"{len(rows)} orphans", err=True)
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def dangling(c: Ctx, as_json):
+    """Link targets with no file, most linked first."""
+    from . import graph as G
+
+    rows = G.dangling(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(f"{r['count']:>4}  {r['target']}  (from {', '.join(r['from_notes'][:3])}"
+                   f"{' …' if len(r['from_notes']) > 3 else ''})")
+
+
+def _register_optional() -> None:
+    """Commands of the other layers (hooks, install, query, view), when present."""
+    import importlib
+
+    for mod in ("cli_memory", "cli_hooks", "cli_view"):
+        try:
+            m = importlib.import_module(f".{mod}", __package__)
+        except ImportError as e:
+            if getattr(e, "name", "") != f"{__package__}.{mod}":
+                raise
+            continue
+        m.register(cli)
+
+
+def run(argv: list[str]) -> int:
+    _register_optional()
+    try:
+        cli.main(args=argv, prog_name="memory-plugin", standalone_mode=False)
+    except MemoryPluginError as e:
+        click.echo(f"Error: {e}", err=True)
+        return e.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 1
+    except click.ClickException as e:
+        e.show()
+        return 2
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # never a traceback for the user; the type says where to look
+        from .index import Busy
+
+        if isinstance(e, Busy):
+            click.echo(f"Error: {e}: try again when it has finished", err=True)
+            return 3
+        click.echo(f"Error: {type(e).__name__}: {e}", err=True)
+        return 1
+    return 0

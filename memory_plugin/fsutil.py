@@ -1,0 +1,48 @@
+"""Atomic writes and locks: the only way the plugin writes a file."""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
+    """Write `data` to `path` via a temp file in the same directory and os.replace.
+
+    Keeps the existing file's mode. Returns False when the content was already equal.
+    """
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    mode = None
+    try:
+        st = path.stat()
+        mode = st.st_mode & 0o7777
+        if skip_unchanged and st.st_size == len(data) and path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    return True
+
+
+def file_lock(path: str | os.PathLike, timeout: float = -1):
+    """A filelock.FileLock (imported lazily: hooks pay for it only when they lock)."""
+    from filelock import FileLock
+
+    return FileLock(str(path), timeout=timeout)

@@ -1,0 +1,265 @@
+"""The knowledge graph: SQL views over the index for the fast paths, networkx for the rest.
+
+networkx is imported only inside the functions that need it (it costs ~150 ms to import).
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from .config import Config
+from .errors import NoteNotFound
+
+EDGE_TYPE = {"link": "links_to", "mdlink": "links_to", "embed": "embeds"}
+
+
+def edge_type(kind: str, prop: str | None) -> str:
+    return prop if kind == "property" and prop else EDGE_TYPE.get(kind, "links_to")
+
+
+def tag_id(tag: str) -> str:
+    return f"tag:{tag.lower()}"
+
+
+def unresolved_id(linkpath: str) -> str:
+    return f"unresolved:{linkpath.lower()}"
+
+
+# ---------------------------------------------------------------- SQL helpers (no networkx)
+
+def _rows(conn: sqlite3.Connection, sql: str, args=()) -> list[dict]:
+    cur = conn.execute(sql, args)
+    cols = [c[0] for c in cur.description]
+    return [dict(zip(cols, r)) for r in cur.fetchall()]
+
+
+def degrees(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
+    """path -> (distinct notes linking in, distinct notes linked out), self links and journal sources
+    left out."""
+    out: dict[str, list[int]] = {}
+    for path, n in conn.execute(
+            "SELECT l.target, count(DISTINCT l.src) FROM links l JOIN notes s ON s.path=l.src "
+            "WHERE l.target IS NOT NULL AND l.target != l.src AND s.type != 'journal' GROUP BY l.target"):
+        out.setdefault(path, [0, 0])[0] = n
+    for path, n in conn.execute(
+            "SELECT l.src, count(DISTINCT l.target) FROM links l JOIN files f ON f.path=l.target "
+            "WHERE f.is_note=1 AND l.target != l.src GROUP BY l.src"):
+        out.setdefault(path, [0, 0])[1] = n
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) -> list[dict]:
+    """Authored hubs first, then notes by link degree; journal notes never count."""
+    deg = degrees(conn)
+    rows = _rows(conn, "SELECT path, title, display_title, type, summary, hub, private, project FROM notes "
+                       "WHERE type != 'journal' AND skipped = 0")
+    for r in rows:
+        i, o = deg.get(r["path"], (0, 0))
+        r["in_degree"], r["out_degree"], r["degree"] = i, o, i + o
+    rows = [r for r in rows if include_private or not r["private"]]
+    rows.sort(key=lambda r: (-r["hub"], -r["degree"], r["path"]))
+    return [r for r in rows if r["hub"] or r["degree"] > 0][:limit]
+
+
+def conventions(conn: sqlite3.Connection, include_private: bool = False) -> list[dict]:
+    rows = _rows(conn, "SELECT path, title, display_title, summary, status, tags, private FROM notes "
+                       "WHERE type = 'convention' ORDER BY display_title COLLATE NOCASE")
+    for r in rows:
+        r["tags"] = json.loads(r["tags"] or "[]")
+    return [r for r in rows if include_private or not r["private"]]
+
+
+def orphans(conn: sqlite3.Connection) -> list[dict]:
+    return _rows(conn, """
+        SELECT n.path, n.display_title, n.type FROM notes n
+        WHERE n.type != 'journal' AND n.private = 0
+          AND NOT EXISTS (SELECT 1 FROM links l JOIN files f ON f.path = l.target
+                          WHERE l.src = n.path AND f.is_note = 1 AND l.target != n.path)
+          AND NOT EXISTS (SELECT 1 FROM links l WHERE l.target = n.path AND l.src != n.path)
+        ORDER BY n.path""")
+
+
+def dangling(conn: sqlite3.Connection) -> list[dict]:
+    rows = _rows(conn, """
+        SELECT min(linkpath) AS target, count(*) AS count, count(DISTINCT src) AS sources,
+               group_concat(DISTINCT src) AS from_notes
+        FROM links WHERE target IS NULL GROUP BY lower(linkpath) ORDER BY count(*) DESC, lower(linkpath)""")
+    private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private=1")}
+    for r in rows:
+        r["from_notes"] = sorted(p for p in (r["from_notes"] or "").split(",") if p and p not in private)
+    return rows
+
+
+def ambiguous(conn: sqlite3.Connection) -> list[dict]:
+    return _rows(conn, "SELECT src, linkpath, target, line FROM links WHERE ambiguous = 1 "
+                       "ORDER BY src, line")
+
+
+def warnings(conn: sqlite3.Connection) -> list[dict]:
+    return _rows(conn, "SELECT path, kind, message FROM warnings ORDER BY path")
+
+
+def find_note(conn: sqlite3.Connection, ref: str) -> str:
+    """A note path from a path, a file name or a title, case-insensitively."""
+    q = ref.strip().replace("\\", "/").lstrip("./")
+    if not q:
+        raise NoteNotFound("empty note name: give a path, a file name or a title")
+    ql = q.lower()
+    for sql, arg in (("SELECT path FROM notes WHERE lower(path) = ?", ql),
+                     ("SELECT path FROM notes WHERE lower(path) = ?", ql + ".md")):
+        hit = [r[0] for r in conn.execute(sql, (arg,))]
+        if len(hit) == 1:
+            return hit[0]
+    name = ql[:-3] if ql.endswith(".md") else ql
+    for sql in ("SELECT path FROM notes WHERE lower(title) = ?",
+                "SELECT path FROM notes WHERE lower(display_title) = ?",
+                "SELECT path FROM aliases WHERE alias_lc = ?",
+                "SELECT path FROM notes WHERE lower(path) LIKE '%/' || ? || '.md'"):
+        hit = sorted({r[0] for r in conn.execute(sql, (name,))})
+        if len(hit) == 1:
+            return hit[0]
+        if len(hit) > 1:
+            raise NoteNotFound(f"`{ref}` is ambiguous: {', '.join(hit[:10])}"
+                               f"{' …' if len(hit) > 10 else ''}: give the path")
+    raise NoteNotFound(f"no note called `{ref}` in the vault: try `memory-plugin search {ref!r}`")
+
+
+def explain(conn: sqlite3.Connection, path: str) -> dict:
+    from .index import note_row
+
+    n = note_row(conn, path)
+    if n is None:
+        raise NoteNotFound(f"no note at {path}")
+    out_links = _rows(conn, "SELECT kind, prop, linkpath, subpath, target, line, ambiguous FROM links "
+                            "WHERE src = ? ORDER BY line", (path,))
+    in_links = _rows(conn, "SELECT l.src, l.kind, l.prop, l.subpath, l.line FROM links l JOIN notes s "
+                           "ON s.path = l.src WHERE l.target = ? AND l.src != ? AND s.private = 0 "
+                           "ORDER BY l.src, l.line", (path, path))
+    for group in (out_links, in_links):
+        for r in group:
+            r["type"] = edge_type(r.pop("kind"), r.pop("prop"))
+    deg = degrees(conn).get(path, (0, 0))
+    return {"path": path, "title": n["title"], "display_title": n["display_title"], "type": n["type"],
+            "status": n["status"], "project": n["project"], "summary": n["summary"],
+            "aliases": n["aliases"], "tags": n["tags"], "properties": n["props"],
+            "created": n["created"], "updated": n["updated"], "hub": bool(n["hub"]),
+            "private": bool(n["private"]), "warnings": n["warnings"],
+            "in_degree": deg[0], "out_degree": deg[1],
+            "outgoing": out_links, "incoming": in_links}
+
+
+def backlinks(conn: sqlite3.Connection, path: str) -> list[dict]:
+    rows = _rows(conn, "SELECT l.src, s.display_title AS title, l.kind, l.prop, l.line, l.subpath FROM links l "
+                       "JOIN notes s ON s.path = l.src WHERE l.target = ? AND l.src != ? AND s.private = 0 "
+                       "ORDER BY l.src, l.line", (path, path))
+    for r in rows:
+        r["type"] = edge_type(r.pop("kind"), r.pop("prop"))
+    return rows
+
+
+# ---------------------------------------------------------------- networkx
+
+def build_graph(conn: sqlite3.Connection):
+    """The directed multigraph of the vault (parallel and reciprocal edges kept)."""
+    import networkx as nx
+
+    g = nx.MultiDiGraph()
+    for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
+            "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
+            " tags FROM notes"):
+        if private:
+            g.add_node(path, kind="note", title=title, type=typ, private=True, folder=folder)
+            continue
+        g.add_node(path, kind="note", title=title, display_title=dtitle, type=typ, status=status,
+                   project=project, summary=summary, hub=bool(hub), folder=folder,
+                   aliases=json.loads(aliases or "[]"), tags=json.loads(tags or "[]"))
+    attachments = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note = 0")}
+    for src, kind, prop, linkpath, subpath, target, line in conn.execute(
+            "SELECT src, kind, prop, linkpath, subpath, target, line FROM links ORDER BY src, line"):
+        if target is None:
+            node = unresolved_id(linkpath)
+            if node not in g:
+                g.add_node(node, kind="unresolved", name=linkpath)
+        else:
+            node = target
+            if node not in g:
+                g.add_node(node, kind="attachment" if node in attachments else "note", title=node)
+        g.add_edge(src, node, type=edge_type(kind, prop), subpath=subpath or "", line=line)
+    for path, tag in conn.execute("SELECT path, tag FROM tags"):
+        tid = tag_id(tag)
+        if tid not in g:
+            g.add_node(tid, kind="tag", name=tag.lower())
+        g.add_edge(path, tid, type="tagged")
+    for tid in [n for n, d in g.nodes(data=True) if d.get("kind") == "tag"]:
+        name = g.nodes[tid]["name"]
+        while "/" in name:
+            parent = name.rsplit("/", 1)[0]
+            pid = tag_id(parent)
+            if pid not in g:
+                g.add_node(pid, kind="tag", name=parent)
+            if not g.has_edge(f"tag:{name}", pid):
+                g.add_edge(f"tag:{name}", pid, type="subtag_of")
+            name = parent
+    return g
+
+
+def note_graph(g):
+    """Undirected simple projection on notes (for communities and paths)."""
+    import networkx as nx
+
+    h = nx.Graph()
+    notes = [n for n, d in g.nodes(data=True) if d.get("kind") == "note"]
+    h.add_nodes_from(notes)
+    for u, v, d in g.edges(data=True):
+        if u != v and g.nodes[v].get("kind") == "note" and g.nodes[u].get("kind") == "note":
+            h.add_edge(u, v)
+    return h
+
+
+def communities(g, min_size: int = 3) -> list[dict]:
+    import networkx as nx
+
+    h = note_graph(g)
+    h.remove_nodes_from([n for n in list(h) if g.nodes[n].get("type") == "journal"])
+    if h.number_of_edges() == 0:
+        return []
+    parts = nx.community.louvain_communities(h, seed=7, resolution=1.0)
+    out = []
+    for members in parts:
+        if len(members) < min_size:
+            continue
+        ranked = sorted(members, key=lambda n: (not g.nodes[n].get("hub"), -h.degree(n), n))
+        out.append({"name": g.nodes[ranked[0]].get("display_title") or ranked[0], "hub": ranked[0],
+                    "has_hub": bool(g.nodes[ranked[0]].get("hub")), "size": len(members),
+                    "members": ranked})
+    out.sort(key=lambda c: (-c["size"], c["hub"]))
+    return out
+
+
+def shortest_path(conn: sqlite3.Connection, a: str, b: str) -> list[dict]:
+    """Shortest chain of links between two notes, following links in either direction."""
+    import networkx as nx
+
+    g = build_graph(conn)
+    u = g.to_undirected(as_view=True)
+    try:
+        nodes = nx.shortest_path(u, a, b)
+    except nx.NetworkXNoPath:
+        return []
+    steps = []
+    for x, y in zip(nodes, nodes[1:]):
+        if g.has_edge(x, y):
+            d = next(iter(g.get_edge_data(x, y).values()))
+            steps.append({"from": x, "to": y, "type": d["type"], "direction": "->"})
+        else:
+            d = next(iter(g.get_edge_data(y, x).values()))
+            steps.append({"from": x, "to": y, "type": d["type"], "direction": "<-"})
+    return steps
+
+
+def node_link_data(g) -> dict:
+    import networkx as nx
+
+    data = nx.node_link_data(g, edges="links")
+    return data

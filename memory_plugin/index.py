@@ -1,0 +1,633 @@
+"""The SQLite index (WAL + FTS5): rebuild into a new file and swap, sync, reindex single notes.
+
+`index.sqlite` in the cache dir is a symlink to the current generation `index-<n>.sqlite`.
+SQLite names the -wal/-shm files after the symlink's target, so swapping the symlink never pairs a
+new database with an old write-ahead log. Writers hold `index.lock`; a writer that cannot get it
+queues its paths in `pending.txt`, and whoever holds the lock drains that queue before releasing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from pathlib import Path
+from typing import Callable, Iterable
+
+from . import links as L
+from .config import Config
+from .errors import IndexMissing, VaultError
+from .fsutil import file_lock
+from .notes import Note, VaultFile, dumps, is_authored_hub, is_excluded, read_note, walk_vault
+
+SCHEMA_VERSION = "3"
+INDEX_NAME = "index.sqlite"
+
+SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE files(path TEXT PRIMARY KEY, path_lc TEXT NOT NULL, name_lc TEXT NOT NULL,
+                   is_note INTEGER NOT NULL);
+CREATE INDEX files_name ON files(name_lc);
+CREATE INDEX files_path_lc ON files(path_lc);
+CREATE TABLE notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, folder TEXT, title TEXT,
+  display_title TEXT, type TEXT, status TEXT, project TEXT, summary TEXT, aliases TEXT, tags TEXT,
+  props TEXT, created TEXT, updated TEXT, private INTEGER, hub INTEGER, skipped INTEGER,
+  mtime_ns INTEGER, size INTEGER, hash TEXT, warnings TEXT, body_chars INTEGER);
+CREATE INDEX notes_type ON notes(type);
+CREATE INDEX notes_project ON notes(project);
+CREATE INDEX notes_hash ON notes(hash);
+CREATE TABLE tags(path TEXT NOT NULL, tag TEXT NOT NULL, tag_lc TEXT NOT NULL);
+CREATE INDEX tags_path ON tags(path);
+CREATE INDEX tags_tag ON tags(tag_lc);
+CREATE TABLE aliases(path TEXT NOT NULL, alias_lc TEXT NOT NULL);
+CREATE INDEX aliases_path ON aliases(path);
+CREATE INDEX aliases_alias ON aliases(alias_lc);
+CREATE TABLE links(src TEXT NOT NULL, kind TEXT NOT NULL, prop TEXT, linkpath TEXT NOT NULL,
+  subpath TEXT, display TEXT, line INTEGER, key TEXT NOT NULL, target TEXT, ambiguous INTEGER);
+CREATE INDEX links_src ON links(src);
+CREATE INDEX links_target ON links(target);
+CREATE INDEX links_key ON links(key);
+CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
+CREATE INDEX warnings_path ON warnings(path);
+CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
+  tokenize = 'unicode61 remove_diacritics 2');
+"""
+
+
+# ---------------------------------------------------------------- connections
+
+def index_path(cfg: Config) -> Path:
+    return cfg.path(INDEX_NAME)
+
+
+def connect(path: str | os.PathLike) -> sqlite3.Connection:
+    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+    conn.execute("PRAGMA busy_timeout=30000")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn
+
+
+def open_index(cfg: Config) -> sqlite3.Connection:
+    """The current index, or IndexMissing (run rebuild) when there is none or it is unusable."""
+    p = index_path(cfg)
+    if not p.exists():
+        raise IndexMissing(f"no index for {cfg.vault} in {cfg.cache_dir}: run `memory-plugin rebuild`")
+    try:
+        conn = connect(p)
+        v = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.DatabaseError as e:
+        raise IndexMissing(f"index {p} is unreadable ({e}): run `memory-plugin rebuild`") from None
+    if not v or v[0] != SCHEMA_VERSION:
+        conn.close()
+        raise IndexMissing(f"index {p} has an old schema: run `memory-plugin rebuild`")
+    return conn
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return row[0] if row else default
+
+
+def set_meta(conn: sqlite3.Connection, **kv) -> None:
+    conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                     [(k, str(v)) for k, v in kv.items()])
+
+
+# ---------------------------------------------------------------- resolution
+
+class _SqlNames:
+    def __init__(self, conn):
+        self.conn = conn
+
+    def get(self, name_lc):
+        rows = self.conn.execute("SELECT path FROM files WHERE name_lc=?", (name_lc,)).fetchall()
+        return [r[0] for r in rows] or None
+
+
+class _SqlPaths:
+    def __init__(self, conn):
+        self.conn = conn
+
+    def get(self, path_lc):
+        row = self.conn.execute("SELECT path FROM files WHERE path_lc=?", (path_lc,)).fetchone()
+        return row[0] if row else None
+
+
+class _SqlAliases:
+    def __init__(self, conn):
+        self.conn = conn
+
+    def __bool__(self):
+        return True
+
+    def get(self, alias_lc):
+        row = self.conn.execute("SELECT path FROM aliases WHERE alias_lc=? ORDER BY path LIMIT 1",
+                                (alias_lc,)).fetchone()
+        return row[0] if row else None
+
+
+def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
+    r = L.Resolver([])
+    r.by_name, r.by_path = _SqlNames(conn), _SqlPaths(conn)
+    r.aliases = _SqlAliases(conn) if cfg.resolve_aliases else {}
+    return r
+
+
+# ---------------------------------------------------------------- writing one note
+
+def _file_row(path: str) -> tuple:
+    return (path, path.lower(), L.file_name_lc(path), int(path.lower().endswith(".md")))
+
+
+def delete_note_rows(conn: sqlite3.Connection, path: str) -> None:
+    row = conn.execute("SELECT id FROM notes WHERE path=?", (path,)).fetchone()
+    if row:
+        conn.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
+    for table in ("notes", "tags", "aliases", "warnings"):
+        conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
+    conn.execute("DELETE FROM links WHERE src=?", (path,))
+
+
+def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: Config,
+               fresh: bool = False) -> None:
+    """Replace every row of one note (caller holds the transaction)."""
+    if not fresh:
+        delete_note_rows(conn, note.path)
+    v = cfg.values
+    hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
+                                                     note.display_title, v))
+    cur = conn.execute(
+        "INSERT INTO notes(path, folder, title, display_title, type, status, project, summary, aliases,"
+        " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
+        " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (note.path, note.folder, note.title, note.display_title, note.type, note.status, note.project,
+         note.summary, dumps(note.aliases), dumps(note.tags), dumps(note.props), note.created,
+         note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
+         dumps(note.warnings), len(note.body)))
+    nid = cur.lastrowid
+    if note.private:
+        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
+                     (nid, note.title, "", "", "", ""))
+    else:
+        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
+                     (nid, f"{note.title} {note.display_title}" if note.display_title != note.title
+                      else note.title, " ".join(note.aliases), " ".join(note.tags), note.summary,
+                      note.body))
+    conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)",
+                     [(note.path, t, t.lower()) for t in note.tags])
+    conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)",
+                     [(note.path, a.lower()) for a in note.aliases])
+    conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)",
+                     [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings])
+    rows = []
+    for ln in note.links:
+        target, amb = resolver.resolve(ln.linkpath, note.path)
+        rows.append((note.path, ln.kind, ln.prop, ln.linkpath, ln.subpath, ln.display, ln.line,
+                     L.name_key(ln.linkpath), target, int(amb)))
+    conn.executemany("INSERT INTO links(src, kind, prop, linkpath, subpath, display, line, key, target,"
+                     " ambiguous) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+
+
+def reresolve(conn: sqlite3.Connection, keys: set[str], resolver: L.Resolver) -> int:
+    """Resolve again every link whose target may have changed because files with `keys` came or went."""
+    n = 0
+    for key in keys:
+        rows = conn.execute("SELECT rowid, src, linkpath, target, ambiguous FROM links WHERE key=?",
+                            (key,)).fetchall()
+        for rowid, src, linkpath, target, amb in rows:
+            new, new_amb = resolver.resolve(linkpath, src)
+            if new != target or int(new_amb) != amb:
+                conn.execute("UPDATE links SET target=?, ambiguous=? WHERE rowid=?", (new, int(new_amb), rowid))
+                n += 1
+    return n
+
+
+# ---------------------------------------------------------------- locking
+
+class Busy(Exception):
+    """Another process holds the index lock."""
+
+
+def _pending_file(cfg: Config) -> Path:
+    return cfg.path("pending.txt")
+
+
+def queue_pending(cfg: Config, paths: Iterable[str]) -> None:
+    with file_lock(cfg.path("pending.lock"), timeout=10):
+        with open(_pending_file(cfg), "a", encoding="utf-8") as f:
+            for p in paths:
+                f.write(p + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def take_pending(cfg: Config) -> list[str]:
+    pf = _pending_file(cfg)
+    if not pf.exists():
+        return []
+    with file_lock(cfg.path("pending.lock"), timeout=10):
+        try:
+            data = pf.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        os.unlink(pf)
+    return sorted({line for line in data.split("\n") if line})
+
+
+def index_lock(cfg: Config, timeout: float = -1):
+    return file_lock(cfg.path("index.lock"), timeout=timeout)
+
+
+# ---------------------------------------------------------------- rebuild
+
+def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
+    vault = cfg.require_vault()
+    skip = (str(cfg.cache_dir),)
+    return walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip)
+
+
+def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
+            lock_timeout: float = -1) -> dict:
+    """Build a fresh index into a new file and swap it in. Returns counts."""
+    cfg.require_vault()
+    cfg.ensure_cache_dir()
+    t0 = time.time()
+    lock = index_lock(cfg, lock_timeout)
+    try:
+        lock.acquire()
+    except Exception:
+        raise Busy("another rebuild or sync holds the index lock")
+    try:
+        stats = _rebuild_locked(cfg, progress)
+        drain_pending_locked(cfg)
+    finally:
+        lock.release()
+    _drain_after_release(cfg)
+    stats["seconds"] = round(time.time() - t0, 3)
+    from . import outputs
+    outputs.write_all(cfg)
+    return stats
+
+
+def _read_chunk(args) -> list[Note]:
+    vfs, values = args
+    return [read_note(vf, values) for vf in vfs]
+
+
+def _read_all(vfs: list[VaultFile], values: dict):
+    """Parse notes, on every core when there are enough of them to pay for the workers."""
+    workers = min(os.cpu_count() or 1, 8)
+    if len(vfs) < 1500 or workers < 2:
+        for vf in vfs:
+            yield read_note(vf, values)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    size = 250
+    chunks = [(vfs[i:i + size], values) for i in range(0, len(vfs), size)]
+    ctx = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
+        for batch in ex.map(_read_chunk, chunks):
+            yield from batch
+
+
+def _rebuild_locked(cfg: Config, progress) -> dict:
+    scan_warnings: list[tuple[str, str, str]] = []
+    files, attachments = _scan(cfg, scan_warnings)
+    gen = f"index-{time.time_ns()}.sqlite"
+    new_path = cfg.path(gen)
+    conn = sqlite3.connect(str(new_path), isolation_level=None)
+    conn.execute("PRAGMA journal_mode=OFF")
+    conn.execute("PRAGMA synchronous=OFF")
+    try:
+        conn.executescript(SCHEMA)
+        conn.execute("BEGIN")
+        all_paths = list(files) + attachments
+        conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
+                         [_file_row(p) for p in all_paths])
+        resolver = L.Resolver(all_paths)
+        notes = []
+        total = len(files)
+        for note in _read_all(list(files.values()), cfg.values):
+            notes.append(note)
+            if progress and (len(notes) % 200 == 0 or len(notes) == total):
+                progress(len(notes), total)
+        if cfg.resolve_aliases:
+            resolver.aliases = {a.lower(): n.path for n in sorted(notes, key=lambda n: n.path)
+                                for a in reversed(n.aliases)}
+        for note in notes:
+            write_note(conn, note, resolver, cfg, fresh=True)
+        conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
+        old = cfg.path(INDEX_NAME)
+        if old.exists():
+            try:
+                oc = sqlite3.connect(f"file:{old}?mode=ro", uri=True)
+                usage = oc.execute("SELECT path, hits, last_hit FROM usage").fetchall()
+                oc.close()
+                conn.executemany("INSERT OR REPLACE INTO usage VALUES (?,?,?)", usage)
+            except sqlite3.DatabaseError:
+                pass
+        now = time.time()
+        set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
+                 synced_at=now, changed_at=now, generation=gen)
+        conn.execute("COMMIT")
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
+    _swap_in(cfg, gen)
+    from .fsutil import atomic_write
+    atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False)
+    return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
+            "warnings": len(scan_warnings) + sum(len(n.warnings) for n in notes)}
+
+
+def _count(cfg: Config, table: str) -> int:
+    conn = open_index(cfg)
+    try:
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _swap_in(cfg: Config, gen: str) -> None:
+    link = cfg.path(INDEX_NAME)
+    tmp = cfg.path(f".{INDEX_NAME}.{os.getpid()}.tmp")
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    os.symlink(gen, tmp)
+    if link.exists() and not link.is_symlink():
+        os.unlink(link)  # a plain file left by something else: the new generation replaces it
+    os.replace(tmp, link)
+    # Old generations: open readers keep their file handles; the names can go now.
+    for p in cfg.cache_dir.glob("index-*.sqlite*"):
+        if not p.name.startswith(gen):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+
+
+# ---------------------------------------------------------------- sync and reindex
+
+def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> dict:
+    """Bring the index up to date with the vault, reading only what changed."""
+    cfg.require_vault()
+    cfg.ensure_cache_dir()
+    if not index_path(cfg).exists():
+        return {"rebuilt": True, **rebuild(cfg, lock_timeout=lock_timeout)}
+    try:
+        open_index(cfg).close()
+    except IndexMissing:
+        return {"rebuilt": True, **rebuild(cfg, lock_timeout=lock_timeout)}
+    lock = index_lock(cfg, lock_timeout)
+    try:
+        lock.acquire()
+    except Exception:
+        raise Busy("another rebuild or sync holds the index lock")
+    try:
+        stats = _sync_locked(cfg)
+        drain_pending_locked(cfg)
+    finally:
+        lock.release()
+    _drain_after_release(cfg)
+    if write_outputs:
+        from . import outputs
+        conn = open_index(cfg)
+        try:
+            stale = get_meta(conn, "outputs_stale") == "1"
+        finally:
+            conn.close()
+        if stats["changed"] or stale or not outputs.all_exist(cfg):
+            outputs.write_all(cfg)
+    return stats
+
+
+def _sync_locked(cfg: Config) -> dict:
+    scan_warnings: list[tuple[str, str, str]] = []
+    files, attachments = _scan(cfg, scan_warnings)
+    conn = open_index(cfg)
+    stats = {"new": 0, "changed": 0, "deleted": 0, "renamed": 0, "touched": 0, "unchanged": 0}
+    try:
+        known = {r[0]: (r[1], r[2], r[3]) for r in
+                 conn.execute("SELECT path, mtime_ns, size, hash FROM notes")}
+        known_att = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note=0")}
+        gone = [p for p in known if p not in files]
+        gone_hashes = {known[p][2]: p for p in gone}
+        to_parse: list[Note] = []
+        touch: list[tuple[int, int, str]] = []
+        for path, vf in files.items():
+            old = known.get(path)
+            if old and old[0] == vf.mtime_ns and old[1] == vf.size:
+                stats["unchanged"] += 1
+                continue
+            note = read_note(vf, cfg.values)
+            if old and note.hash == old[2]:
+                touch.append((vf.mtime_ns, vf.size, path))
+                stats["touched"] += 1
+                continue
+            if not old:
+                stats["renamed" if note.hash in gone_hashes else "new"] += 1
+            else:
+                stats["changed"] += 1
+            to_parse.append(note)
+        new_att = [p for p in attachments if p not in known_att]
+        att_set = set(attachments)
+        gone_att = [p for p in known_att if p not in att_set]
+        added_files = [n.path for n in to_parse if n.path not in known] + new_att
+        removed_files = gone + gone_att
+        stats["deleted"] = len(gone) - stats["renamed"]
+        conn.execute("BEGIN IMMEDIATE")
+        for p in removed_files:
+            conn.execute("DELETE FROM files WHERE path=?", (p,))
+            delete_note_rows(conn, p)
+        conn.executemany("INSERT OR REPLACE INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
+                         [_file_row(p) for p in added_files])
+        conn.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touch)
+        resolver = sql_resolver(conn, cfg)
+        for note in to_parse:
+            write_note(conn, note, resolver, cfg)
+        keys: set[str] = set()
+        for p in added_files + removed_files:
+            keys |= L.keys_for_file(p)
+        if cfg.resolve_aliases:
+            for note in to_parse:
+                keys |= {a.lower() for a in note.aliases}
+        reresolve(conn, keys, resolver)
+        conn.execute("DELETE FROM warnings WHERE kind IN ('symlink', 'unreadable')")
+        conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
+        changed = bool(to_parse or removed_files or new_att)
+        now = time.time()
+        set_meta(conn, synced_at=now)
+        if changed:
+            set_meta(conn, changed_at=now, outputs_stale=1)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.close()
+    stats["changed_any"] = changed
+    stats["changed"] = stats["changed"]
+    return {**stats, "changed": changed, "modified": stats["changed"]}
+
+
+def to_rel(cfg: Config, path: str) -> str | None:
+    """A vault-relative POSIX path for `path` (absolute, or relative to the vault), or None when it
+    lies outside the vault or in an excluded folder."""
+    vault = os.path.realpath(cfg.vault)
+    p = path if os.path.isabs(path) else os.path.join(vault, path)
+    real_parent = os.path.realpath(os.path.dirname(p))
+    full = os.path.join(real_parent, os.path.basename(p))
+    if os.path.islink(full):
+        full = os.path.realpath(full)
+    if not full.startswith(vault + os.sep):
+        return None
+    rel = os.path.relpath(full, vault).replace(os.sep, "/")
+    if is_excluded(rel, cfg.exclude):
+        return None
+    return rel
+
+
+def reindex(cfg: Config, paths: Iterable[str], lock_timeout: float = 2.0) -> dict:
+    """Re-read single notes. When the index lock is held (a rebuild), queue them for its holder."""
+    cfg.require_vault()
+    rels = []
+    for p in paths:
+        rel = to_rel(cfg, p)
+        if rel is None:
+            raise VaultError(f"{p} is not inside the vault {cfg.vault} (or is in an excluded folder)")
+        rels.append(rel)
+    if not index_path(cfg).exists():
+        raise IndexMissing(f"no index for {cfg.vault} yet: run `memory-plugin rebuild`")
+    lock = index_lock(cfg, lock_timeout)
+    try:
+        lock.acquire()
+    except Exception:
+        queue_pending(cfg, rels)
+        _drain_after_release(cfg)
+        return {"queued": len(rels), "reindexed": 0}
+    try:
+        stats = _reindex_locked(cfg, rels)
+        drain_pending_locked(cfg)
+    finally:
+        lock.release()
+    _drain_after_release(cfg)
+    return stats
+
+
+def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
+    conn = open_index(cfg)
+    stats = {"reindexed": 0, "removed": 0, "unchanged": 0, "queued": 0}
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        resolver = sql_resolver(conn, cfg)
+        keys: set[str] = set()
+        for rel in rels:
+            full = os.path.join(cfg.vault, rel)
+            exists = rel.lower().endswith(".md") and os.path.isfile(full)
+            known = conn.execute("SELECT hash, mtime_ns, size FROM notes WHERE path=?", (rel,)).fetchone()
+            if not exists:
+                if rel.lower().endswith(".md"):
+                    if known or conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone():
+                        conn.execute("DELETE FROM files WHERE path=?", (rel,))
+                        delete_note_rows(conn, rel)
+                        keys |= L.keys_for_file(rel)
+                        stats["removed"] += 1
+                else:
+                    in_files = conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone()
+                    if os.path.isfile(full) and not in_files:
+                        conn.execute("INSERT INTO files VALUES (?,?,?,?)", _file_row(rel))
+                        keys |= L.keys_for_file(rel)
+                    elif not os.path.isfile(full) and in_files:
+                        conn.execute("DELETE FROM files WHERE path=?", (rel,))
+                        keys |= L.keys_for_file(rel)
+                continue
+            st = os.stat(full)
+            note = read_note(VaultFile(rel, full, st.st_mtime_ns, st.st_size), cfg.values)
+            if known and known[0] == note.hash:
+                conn.execute("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", (st.st_mtime_ns, st.st_size, rel))
+                stats["unchanged"] += 1
+                continue
+            if not known:
+                conn.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", _file_row(rel))
+                keys |= L.keys_for_file(rel)
+            write_note(conn, note, resolver, cfg)
+            if cfg.resolve_aliases:
+                keys |= {a.lower() for a in note.aliases}
+            stats["reindexed"] += 1
+        reresolve(conn, keys, resolver)
+        if stats["reindexed"] or stats["removed"]:
+            set_meta(conn, changed_at=time.time(), outputs_stale=1)
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.close()
+    return stats
+
+
+def drain_pending_locked(cfg: Config) -> None:
+    for _ in range(5):
+        rels = take_pending(cfg)
+        if not rels:
+            return
+        _reindex_locked(cfg, rels)
+
+
+def _drain_after_release(cfg: Config) -> None:
+    """Close the race where paths were queued just as the lock holder finished draining."""
+    if not _pending_file(cfg).exists():
+        return
+    lock = index_lock(cfg, 0)
+    try:
+        lock.acquire()
+    except Exception:
+        return  # the current holder drains before it releases
+    try:
+        drain_pending_locked(cfg)
+    finally:
+        lock.release()
+
+
+# ---------------------------------------------------------------- reading helpers
+
+def note_row(conn: sqlite3.Connection, path: str) -> dict | None:
+    conn.row_factory = sqlite3.Row
+    try:
+        r = conn.execute("SELECT * FROM notes WHERE path=?", (path,)).fetchone()
+    finally:
+        conn.row_factory = None
+    if not r:
+        return None
+    d = dict(r)
+    for k in ("aliases", "tags", "props", "warnings"):
+        d[k] = json.loads(d[k]) if d[k] else ([] if k != "props" else {})
+    return d
+
+
+def snapshot(conn: sqlite3.Connection) -> dict:
+    """Everything the index says about the vault, for comparing a synced index with a rebuilt one."""
+    notes = sorted(tuple(r) for r in conn.execute(
+        "SELECT path, folder, title, display_title, type, status, project, summary, aliases, tags, props,"
+        " created, updated, private, hub, skipped, hash, warnings FROM notes"))
+    return {
+        "files": sorted(tuple(r) for r in conn.execute("SELECT * FROM files")),
+        "notes": notes,
+        "tags": sorted(tuple(r) for r in conn.execute("SELECT * FROM tags")),
+        "aliases": sorted(tuple(r) for r in conn.execute("SELECT * FROM aliases")),
+        "links": sorted(tuple(r) for r in conn.execute(
+            "SELECT src, kind, prop, linkpath, subpath, display, line, key, target, ambiguous FROM links")),
+        "warnings": sorted(tuple(r) for r in conn.execute(
+            "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
+        "fts": sorted(tuple(r) for r in conn.execute(
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body FROM fts f JOIN notes n ON n.id=f.rowid")),
+        "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
+    }

@@ -1,0 +1,375 @@
+"""Find a vault's notes and parse each one the way Obsidian reads it."""
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from . import links as L
+
+H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
+MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
+MDLINK_TEXT_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+EMPH_RE = re.compile(r"(\*\*|__|\*|_|~~|==)(?=\S)(.+?)(?<=\S)\1")
+SUMMARY_CHARS = 240
+
+
+@dataclass
+class Note:
+    path: str                      # vault-relative POSIX path
+    title: str                     # file name without .md
+    display_title: str
+    type: str
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    summary: str = ""
+    status: str | None = None
+    project: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    private: bool = False
+    props: dict[str, Any] = field(default_factory=dict)
+    links: list[L.RawLink] = field(default_factory=list)
+    body: str = ""
+    warnings: list[str] = field(default_factory=list)
+    skipped: bool = False
+    mtime_ns: int = 0
+    size: int = 0
+    hash: str = ""
+
+    @property
+    def folder(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+
+@dataclass
+class VaultFile:
+    path: str
+    abspath: str
+    mtime_ns: int
+    size: int
+
+
+def _json_default(o):
+    if isinstance(o, (_dt.date, _dt.datetime)):
+        return o.isoformat()
+    return str(o)
+
+
+def dumps(o) -> str:
+    return json.dumps(o, ensure_ascii=False, default=_json_default, sort_keys=False)
+
+
+def is_excluded(rel: str, excludes: list[str]) -> bool:
+    parts = rel.split("/")
+    if any(p.startswith(".") for p in parts):
+        return True
+    for ex in excludes:
+        ex = ex.strip("/")
+        if not ex:
+            continue
+        if rel == ex or rel.startswith(ex + "/") or fnmatch.fnmatch(rel, ex):
+            return True
+    return False
+
+
+def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
+               skip_dirs: tuple[str, ...] = ()) -> tuple[dict[str, VaultFile], list[str]]:
+    """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
+    vault are skipped; symlink loops are reported, never followed twice."""
+    notes: dict[str, VaultFile] = {}
+    attachments: list[str] = []
+    warnings = warnings if warnings is not None else []
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    skip_real = {os.path.realpath(d) for d in skip_dirs}
+    stack = [(str(root), "")]
+    while stack:
+        d, rel_d = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError as e:
+            warnings.append((rel_d or ".", "unreadable", f"folder cannot be read: {e.strerror}"))
+            continue
+        for e in entries:
+            rel = f"{rel_d}/{e.name}" if rel_d else e.name
+            if e.name.startswith(".") or is_excluded(rel, excludes):
+                continue
+            try:
+                if e.is_symlink():
+                    real = os.path.realpath(e.path)
+                    if not (real == root_real or real.startswith(root_real + os.sep)):
+                        warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
+                        continue
+                    if os.path.isdir(real):
+                        if real in seen_dirs or root_real.startswith(real + os.sep):
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                            continue
+                if e.is_dir():
+                    real = os.path.realpath(e.path)
+                    if real in seen_dirs:
+                        warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        continue
+                    if real in skip_real:
+                        continue
+                    seen_dirs.add(real)
+                    stack.append((e.path, rel))
+                elif e.is_file():
+                    if e.name.lower().endswith(".md"):
+                        st = e.stat()
+                        notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
+                    else:
+                        attachments.append(rel)
+            except OSError as err:
+                warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
+    return notes, attachments
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """-> (yaml text or None, body, number of lines before the body)."""
+    if not text.startswith("---"):
+        return None, text, 0
+    first_nl = text.find("\n")
+    if first_nl < 0 or text[:first_nl].rstrip() != "---":
+        return None, text, 0
+    pos = first_nl + 1
+    while True:
+        nl = text.find("\n", pos)
+        line = text[pos:] if nl < 0 else text[pos:nl]
+        if line.rstrip() in ("---", "..."):
+            end = len(text) if nl < 0 else nl + 1
+            fm = text[first_nl + 1:pos]
+            return fm, text[end:], text[:end].count("\n")
+        if nl < 0:
+            return None, text, 0
+        pos = nl + 1
+
+
+_yaml_loader = None
+
+
+def load_yaml(fm: str):
+    global _yaml_loader
+    import yaml
+
+    if _yaml_loader is None:
+        _yaml_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(fm, Loader=_yaml_loader)
+
+
+def _str_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def _tag_list(value) -> list[str]:
+    out = []
+    for v in _str_list(value):
+        for t in v.split():
+            t = t.lstrip("#").strip()
+            if t:
+                out.append(t)
+    return out
+
+
+def _date(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def plain_text(s: str) -> str:
+    s = MD_STRIP_RE.sub(lambda m: (m.group(2) or m.group(1).split("#")[0]).strip(), s)
+    s = MDLINK_TEXT_RE.sub(lambda m: m.group(1), s)
+    s = EMPH_RE.sub(lambda m: m.group(2), s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def first_paragraph(masked_body: str) -> str:
+    para: list[str] = []
+    for line in masked_body.split("\n"):
+        s = line.strip()
+        if not s:
+            if para:
+                break
+            continue
+        if s.startswith("#") and (len(s) == 1 or s[1] in "# \t"):
+            if para:
+                break
+            continue
+        if s.startswith("|") or s.startswith("---") or s.startswith("%%") or s.startswith("!["):
+            if para:
+                break
+            continue
+        s = re.sub(r"^(>\s*)+(\[![^\]]*\][+-]?\s*)?", "", s)
+        s = re.sub(r"^([-*+]|\d+[.)])\s+(\[.\]\s+)?", "", s)
+        if s:
+            para.append(s)
+    return trim(plain_text(" ".join(para)))
+
+
+def trim(s: str, n: int = SUMMARY_CHARS) -> str:
+    s = s.strip()
+    if len(s) <= n:
+        return s
+    cut = s[: n - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def decode(raw: bytes) -> tuple[str | None, str | None]:
+    """-> (text, None) or (None, reason to skip)."""
+    if b"\x00" in raw[:8192]:
+        return None, "binary file: skipped"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8: skipped"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text, None
+
+
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any]) -> Note:
+    title = path.rsplit("/", 1)[-1][:-3]
+    note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
+    if len(raw) > cfg_values["max_note_bytes"]:
+        note.skipped = True
+        note.warnings.append(f"larger than max_note_bytes ({len(raw)} > {cfg_values['max_note_bytes']}): skipped")
+        return note
+    text, why = decode(raw)
+    if text is None:
+        note.skipped = True
+        note.warnings.append(why)
+        return note
+    if not text.strip():
+        note.warnings.append("empty note")
+    fm, body, offset = split_frontmatter(text)
+    props: dict[str, Any] = {}
+    if fm is not None and fm.strip():
+        try:
+            data = load_yaml(fm)
+        except Exception as e:  # yaml.YAMLError and the odd C-loader error
+            mark = getattr(e, "problem_mark", None)
+            where = f" line {mark.line + 2}" if mark else ""
+            problem = getattr(e, "problem", None) or str(e).split("\n")[0]
+            note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
+            data = None
+        if isinstance(data, dict):
+            props = {str(k): v for k, v in data.items()}
+        elif data is not None:
+            note.warnings.append("properties are not a key: value mapping: ignored")
+    note.props = props
+    note.body = body
+    keep_comments = cfg_values.get("comment_links", True)
+    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments)
+    note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
+    tags = _tag_list(props.get("tags", props.get("tag")))
+    tag_text = masked if keep_comments is False else L.OBSIDIAN_COMMENT_RE.sub(L._blank, masked) \
+        if "%%" in masked else masked
+    tags += L.extract_inline_tags(tag_text)
+    seen, uniq = set(), []
+    for t in tags:
+        if t.lower() not in seen:
+            seen.add(t.lower())
+            uniq.append(t)
+    note.tags = uniq
+    note.aliases = _str_list(props.get("aliases", props.get("alias")))
+    ptitle = props.get("title")
+    if isinstance(ptitle, str) and ptitle.strip():
+        note.display_title = ptitle.strip()
+    else:
+        m = H1_RE.search(masked)
+        if m:
+            note.display_title = plain_text(m.group(1)) or title
+    summary = props.get("summary") or props.get("description")
+    note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
+        str(summary).strip() else \
+        first_paragraph(L.mask_non_content(body, inline_code=False).replace("`", ""))
+    ptype = props.get("type")
+    note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
+                          else None, note.tags, note.display_title, cfg_values)
+    status = props.get("status")
+    note.status = str(status).strip().lower() if isinstance(status, (str, int, float)) else None
+    project = props.get("project")
+    if isinstance(project, list):
+        project = project[0] if project else None
+    if isinstance(project, str):
+        m = L.WIKILINK_RE.search(project)
+        project = L.split_wikilink(m.group(2))[0] if m else project
+    note.project = project.strip() if isinstance(project, str) and project.strip() else None
+    note.created = _date(props.get("created", props.get("date")))
+    note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
+    priv = props.get("private")
+    note.private = priv is True or (isinstance(priv, str) and priv.strip().lower() in ("true", "yes"))
+    return note
+
+
+def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> bool:
+    if ptype in [t.lower() for t in cfg["hub_types"]]:
+        return True
+    hub_tags = {t.lower() for t in cfg["hub_tags"]}
+    if any(t.lower() in hub_tags for t in tags):
+        return True
+    if any(path.startswith(f.strip("/") + "/") for f in cfg["hub_folders"] if f.strip("/")):
+        return True
+    name = path.rsplit("/", 1)[-1][:-3]
+    rx = _title_rx(tuple(cfg["hub_title_patterns"]))
+    return bool(rx and (rx.match(name) or rx.match(title)))
+
+
+_rx_cache: dict[tuple, re.Pattern | None] = {}
+
+
+def _title_rx(patterns: tuple) -> re.Pattern | None:
+    if patterns not in _rx_cache:
+        _rx_cache[patterns] = re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+    return _rx_cache[patterns]
+
+
+def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> str:
+    jf = cfg["journal_folder"].strip("/")
+    if ptype:
+        return "hub" if ptype == "moc" else ptype
+    if jf and path.startswith(jf + "/"):
+        return "journal"
+    prefix = cfg["convention_tag_prefix"].lower()
+    if any(t.lower() == prefix or t.lower().startswith(prefix + "/") for t in tags):
+        return "convention"
+    if is_authored_hub(path, None, tags, title, cfg):
+        return "hub"
+    return "note"
+
+
+def read_note(vf: VaultFile, cfg_values: dict[str, Any]) -> Note:
+    try:
+        with open(vf.abspath, "rb") as f:
+            raw = f.read(cfg_values["max_note_bytes"] + 1)
+    except OSError as e:
+        n = Note(path=vf.path, title=vf.path.rsplit("/", 1)[-1][:-3],
+                 display_title=vf.path.rsplit("/", 1)[-1][:-3], type="note", skipped=True)
+        n.warnings.append(f"cannot be read ({e.strerror}): skipped")
+        return n
+    note = parse_note(vf.path, raw, cfg_values)
+    note.mtime_ns, note.size = vf.mtime_ns, max(vf.size, len(raw))
+    return note
+
+
+def iter_notes(files: dict[str, VaultFile], cfg_values: dict[str, Any]) -> Iterator[Note]:
+    for vf in files.values():
+        yield read_note(vf, cfg_values)
