@@ -29,8 +29,11 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
+        if mode is None:  # a new file gets the usual mode, not mkstemp's 0600
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -1,0 +1,35 @@
+# make demo: set up and run the main job on a copy of the fixture vault.
+# make test: set up everything the tests need and run the whole suite (what .ci/run runs).
+PY ?= python3
+VENV ?= .venv
+BIN = $(VENV)/bin
+CLAUDE_VERSION = 2.1.332
+export MEMORY_PLUGIN_CLAUDE_PREFIX ?= $(CURDIR)/.cache/claude-code
+
+.PHONY: setup setup-test demo test bench clean
+
+$(BIN)/memory-plugin: pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[test]'
+	@touch $@
+
+setup: $(BIN)/memory-plugin
+
+setup-test: setup
+	@test -x $(MEMORY_PLUGIN_CLAUDE_PREFIX)/node_modules/.bin/claude || \
+	  npm install --silent --no-audit --no-fund --prefix $(MEMORY_PLUGIN_CLAUDE_PREFIX) @anthropic-ai/claude-code@$(CLAUDE_VERSION)
+	@sh scripts/ensure-chromium
+
+demo: setup
+	@sh scripts/demo $(BIN)/memory-plugin
+
+test: setup-test
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/pip install -q -e '.[bench]'
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .cache .pytest_cache .hypothesis

@@ -1,0 +1,134 @@
+"""The command line as a user runs it: a whole process per command."""
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import hash_tree, run_cli
+
+
+@pytest.fixture
+def built(vault):
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return vault
+
+
+def test_rebuild_status_and_files(built, cache_dir):
+    r = run_cli("--vault", str(built), "status", "--json")
+    info = json.loads(r.stdout)
+    assert info["vault"] == str(built) and info["cache_dir"] == str(cache_dir)
+    assert info["notes"] >= 40 and info["links"] > 100
+    for key in ("index", "graph_json", "report", "html", "brief", "hooks_log"):
+        assert info["files"][key].startswith(str(cache_dir))
+    g = json.loads((cache_dir / "graph.json").read_text())
+    assert g["directed"] is True and g["multigraph"] is True
+    kinds = {n["kind"] for n in g["nodes"]}
+    assert {"note", "tag", "unresolved", "attachment"} <= kinds
+    note_ids = {n["id"] for n in g["nodes"] if n["kind"] == "note"}
+    assert all(not i.startswith("/") and i.endswith(".md") for i in note_ids)
+    assert all("type" in e for e in g["links"])
+    types = {e["type"] for e in g["links"]}
+    assert {"links_to", "embeds", "tagged", "subtag_of", "related", "supersedes"} <= types
+
+
+def test_piped_rebuild_shows_no_progress(vault):
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert "reading notes" not in r.stderr and r.stdout.startswith("rebuilt ")
+
+
+def test_report_is_bounded_and_has_sections(built, cache_dir):
+    text = (cache_dir / "GRAPH_REPORT.md").read_text()
+    for section in ("## Counts", "## Hub notes", "## Conventions", "## Communities", "## Orphans",
+                    "## Dangling targets", "## Ambiguous links", "## Parse warnings"):
+        assert section in text
+    assert "graph.html" in text
+    assert "sk-test" not in text  # the private note's secret
+
+
+def test_hubs_authored_first_and_conventions_with_summaries(built):
+    hubs = json.loads(run_cli("--vault", str(built), "hubs", "--json").stdout)
+    assert hubs[0]["hub"] and all(h["type"] != "journal" for h in hubs)
+    flags = [h["hub"] for h in hubs]
+    assert flags == sorted(flags, reverse=True)
+    conv = json.loads(run_cli("--vault", str(built), "conventions", "--json").stdout)
+    assert len(conv) >= 5 and all(c["summary"] for c in conv)
+
+
+def test_explain_backlinks_path_orphans_dangling(built):
+    hubs = json.loads(run_cli("--vault", str(built), "hubs", "--json").stdout)
+    hub = hubs[0]["path"]
+    ex = json.loads(run_cli("--vault", str(built), "explain", hub.upper(), "--json").stdout)
+    assert ex["path"] == hub and ex["outgoing"]
+    target = next(l["target"] for l in ex["outgoing"] if l["target"] and l["target"].endswith(".md")
+                  and l["target"] != hub)
+    bl = json.loads(run_cli("--vault", str(built), "backlinks", target, "--json").stdout)
+    assert any(b["src"] == hub for b in bl["backlinks"])
+    p = json.loads(run_cli("--vault", str(built), "path", hub, target, "--json").stdout)
+    assert p["found"] and p["steps"][0]["from"] == hub and p["steps"][-1]["to"] == target
+    d = json.loads(run_cli("--vault", str(built), "dangling", "--json").stdout)
+    assert any(x["target"].lower() == "notes to write someday" and x["count"] >= 2 for x in d)
+    o = run_cli("--vault", str(built), "orphans", "--json")
+    assert o.returncode == 0 and isinstance(json.loads(o.stdout), list)
+
+
+def test_note_lookup_by_name_title_and_ambiguity(built):
+    r = run_cli("--vault", str(built), "explain", "overview")
+    assert r.returncode == 2 and "ambiguous" in r.stderr and "Archive/Overview.md" in r.stderr
+    r = run_cli("--vault", str(built), "explain", "No such note at all")
+    assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_no_command_modifies_the_vault(vault):
+    before = hash_tree(vault)
+    for args in (["rebuild"], ["sync"], ["status"], ["hubs"], ["conventions"], ["orphans"], ["dangling"],
+                 ["explain", "Home"], ["backlinks", "Home"], ["reindex", "Home.md"], ["sync", "--json"]):
+        r = run_cli("--vault", str(vault), *args)
+        assert r.returncode == 0, (args, r.stderr)
+    assert hash_tree(vault) == before
+
+
+@pytest.mark.parametrize("kind", ["missing", "file", "unreadable"])
+def test_bad_vault_is_one_line_error_and_writes_nothing(tmp_path, cache_dir, kind):
+    v = tmp_path / "v"
+    if kind == "file":
+        v.write_text("not a folder")
+    elif kind == "unreadable":
+        if os.geteuid() == 0:
+            pytest.skip("root can read anything")
+        v.mkdir()
+        v.chmod(0)
+    for cmd in ("rebuild", "sync", "status", "hubs"):
+        r = run_cli("--vault", str(v), cmd)
+        assert r.returncode == 2, (cmd, r.stdout, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("Error: vault")
+    assert not cache_dir.exists()
+
+
+def test_unwritable_cache_dir(vault, tmp_path):
+    ro = tmp_path / "ro"
+    ro.write_text("a file where the cache dir should be")
+    r = run_cli("--vault", str(vault), "--cache-dir", str(ro / "sub"), "rebuild")
+    assert r.returncode == 2 and r.stderr.startswith("Error: cache dir") and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_missing_index_says_to_rebuild(vault):
+    r = run_cli("--vault", str(vault), "hubs")
+    assert r.returncode == 2 and "memory-plugin rebuild" in r.stderr
+
+
+def test_skipped_files_and_symlink_loops_are_warnings(vault, cache_dir):
+    (vault / "bin.md").write_bytes(b"\x00\x01\x02")
+    (vault / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
+    (vault / "empty.md").write_bytes(b"")
+    (vault / "loop").symlink_to(vault, target_is_directory=True)
+    (vault / "outside.md").symlink_to("/etc/hostname")
+    r = run_cli("--vault", str(vault), "rebuild", "--json")
+    assert r.returncode == 0, r.stderr
+    import sqlite3
+    conn = sqlite3.connect(cache_dir / "index.sqlite")
+    w = dict(((p, m) for p, m in conn.execute("SELECT path, message FROM warnings")))
+    assert "binary" in w["bin.md"] and "UTF-8" in w["latin.md"] and "empty" in w["empty.md"]
+    assert "loop" in w["loop"] and "outside" in w["outside.md"]
+    assert not conn.execute("SELECT 1 FROM notes WHERE path LIKE 'loop/%'").fetchone()
