@@ -75,8 +75,11 @@ def classify_messages_request(body: Any) -> str:
     """Return ``"main"`` for an agent-loop request, else ``"side"``.
 
     Observed with Claude Code 2.1.332: the agent loop always sends the tool
-    definitions (``tools`` non-empty). Side requests -- the ``max_tokens: 1``
-    quota probe, title/summary generation and similar helpers -- send no tools.
+    definitions (``tools`` non-empty; 12 under ``-p``, 13 interactive). Side requests
+    send ``tools: []`` or none: the interactive session-title request
+    (``source=generate_session_title`` in ``--debug-file``; ``tools: []``, one user
+    message wrapped in ``<session>``, ``output_config.format`` = JSON schema
+    ``{"title": string}``) and, defensively, any ``max_tokens: 1`` quota probe.
     """
     if not isinstance(body, dict):
         return "side"
@@ -85,6 +88,26 @@ def classify_messages_request(body: Any) -> str:
     if body.get("tools"):
         return "main"
     return "side"
+
+
+def _sample_for_schema(schema: dict, s: str) -> Any:
+    """A minimal value that satisfies a (simple) JSON schema."""
+    t = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][0]
+    if t == "object" or "properties" in schema:
+        props = schema.get("properties") or {}
+        keys = schema.get("required") or list(props)
+        return {k: _sample_for_schema(props.get(k) or {}, s) for k in keys}
+    if t == "array":
+        return []
+    if t in ("integer", "number"):
+        return 0
+    if t == "boolean":
+        return False
+    if t == "null":
+        return None
+    return s
 
 
 # --------------------------------------------------------------------------- server
@@ -175,6 +198,17 @@ class FakeAnthropicAPI:
         reqs = self.main_requests if main_only else self.message_requests
         return any(needle in r["raw"] for r in reqs)
 
+    @property
+    def tool_results(self) -> list[dict]:
+        """``tool_result`` blocks the CLI sent back (from the last message of each main-loop request)."""
+        out = []
+        for r in self.main_requests:
+            msgs = r["body"].get("messages") or []
+            content = msgs[-1].get("content") if msgs else None
+            if isinstance(content, list):
+                out += [c for c in content if isinstance(c, dict) and c.get("type") == "tool_result"]
+        return out
+
     def find(self, needle: str, *, width: int = 200) -> list[str]:
         """Excerpts (``width`` chars either side) around each occurrence of ``needle``, for debugging."""
         out = []
@@ -208,8 +242,16 @@ class FakeAnthropicAPI:
     def new_id(self, prefix: str) -> str:
         return f"{prefix}_fake{next(self._ids):06d}"
 
+    def side_answer(self, body: dict) -> dict:
+        """Canned answer to a side request; honours ``output_config.format`` JSON schemas
+        (the session-title request asks for ``{"title": ...}``)."""
+        fmt = (body.get("output_config") or {}).get("format") or {}
+        if fmt.get("type") == "json_schema" and isinstance(fmt.get("schema"), dict):
+            return text(json.dumps(_sample_for_schema(fmt["schema"], self.side_text)))
+        return text(self.side_text)
+
     def build_message(self, body: dict, kind: str) -> dict:
-        turn = self._next_turn() if kind == "main" else text(self.side_text)
+        turn = self._next_turn() if kind == "main" else self.side_answer(body)
         content: list[dict] = []
         if turn["type"] == "text":
             content.append({"type": "text", "text": turn["text"]})

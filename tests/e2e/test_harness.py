@@ -39,8 +39,10 @@ HOOK_SCRIPT = textwrap.dedent(
     except ValueError:
         data = raw
     env = {k: v for k, v in os.environ.items() if k.startswith("CLAUDE_")}
+    tp = data.get("transcript_path") if isinstance(data, dict) else None
+    transcript_exists = bool(tp) and os.path.exists(tp)
     with open(sys.argv[1], "a", encoding="utf-8") as f:
-        f.write(json.dumps({"stdin": data, "env": env}) + "\\n")
+        f.write(json.dumps({"stdin": data, "env": env, "transcript_exists": transcript_exists}) + "\\n")
     if len(sys.argv) > 2:
         print(json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": sys.argv[2]}}))
     """
@@ -139,6 +141,12 @@ def test_settings_hooks_with_fake_api(claude: Path, env_dirs: dict[str, Path]) -
     assert end[0]["stdin"]["session_id"] == start[0]["stdin"]["session_id"]
     assert end[0]["stdin"]["transcript_path"].endswith(".jsonl")
     assert end[0]["stdin"]["reason"] == "other"
+    assert end[0]["transcript_exists"]  # under -p the transcript is on disk by SessionEnd
+    assert Path(end[0]["stdin"]["transcript_path"]).exists()
+
+    # the CLI reported both tool calls as successful
+    results = api.tool_results
+    assert len(results) == 2 and not any(r.get("is_error") for r in results), results
 
 
 def test_init_only_runs_hooks(claude: Path, env_dirs: dict[str, Path]) -> None:
@@ -218,8 +226,13 @@ def test_fake_api_side_requests_do_not_consume_script() -> None:
         # quota probe and title generation: no tools / max_tokens 1 -> side, script untouched
         _, b = post(base + "/v1/messages", {"model": "m", "max_tokens": 1, "messages": [{"role": "user", "content": "quota"}]})
         assert json.loads(b)["content"][0]["type"] == "text"
-        _, b = post(base + "/v1/messages?beta=true", {"model": "m", "max_tokens": 512, "messages": [], "system": "title"})
-        assert json.loads(b)["stop_reason"] == "end_turn"
+        # session-title request as sent interactively: tools: [], JSON-schema output format
+        title_fmt = {"type": "json_schema", "schema": {"type": "object", "properties": {"title": {"type": "string"}},
+                                                       "required": ["title"], "additionalProperties": False}}
+        _, b = post(base + "/v1/messages?beta=true", {"model": "m", "max_tokens": 512, "tools": [], "messages": [],
+                                                      "output_config": {"effort": "medium", "format": title_fmt}})
+        msg = json.loads(b)
+        assert msg["stop_reason"] == "end_turn" and json.loads(msg["content"][0]["text"]) == {"title": "Fake title"}
         assert api.script_remaining == 1
         # main-loop, streaming: SSE with the tool_use
         ctype, b = post(base + "/v1/messages?beta=true", {"model": "m", "max_tokens": 100, "tools": tools, "messages": [], "stream": True})
