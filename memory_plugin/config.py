@@ -1,10 +1,7 @@
 """Settings: defaults < user config file < environment < command line, validated in one place."""
 from __future__ import annotations
 
-import hashlib
 import os
-import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +41,13 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
 BRIEF_HARD_CAP = 10_000
 
 
-@dataclass
 class Config:
-    vault: Path | None
-    cache_dir: Path
-    values: dict[str, Any] = field(default_factory=dict)
-    sources: dict[str, str] = field(default_factory=dict)
+    """Resolved settings: `vault`, `cache_dir`, and every SCHEMA key as an attribute."""
+
+    def __init__(self, vault: Path | None, cache_dir: Path, values: dict[str, Any] | None = None,
+                 sources: dict[str, str] | None = None):
+        self.vault, self.cache_dir = vault, cache_dir
+        self.values, self.sources = values or {}, sources or {}
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("values", {})
@@ -99,6 +97,9 @@ def user_config_path() -> Path:
 
 
 def vault_id(vault: Path) -> str:
+    import hashlib
+    import re
+
     real = os.path.realpath(vault)
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", os.path.basename(real)).strip("-") or "vault"
     return f"{slug[:40]}-{hashlib.sha1(real.encode()).hexdigest()[:8]}"
@@ -138,14 +139,13 @@ def _as_tuple(t):
 
 
 def _read_file(path: Path) -> dict[str, Any]:
-    import yaml
-
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot be read ({e}): fix or remove it") from None
+    import yaml  # only when there is a file: the hooks pay for it only then
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:

@@ -18,7 +18,7 @@ from . import links as L
 from .config import Config
 from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
-from .notes import Note, VaultFile, dumps, is_authored_hub, is_excluded, read_note, walk_vault
+from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
 SCHEMA_VERSION = "3"
 INDEX_NAME = "index.sqlite"
@@ -478,20 +478,10 @@ def _sync_locked(cfg: Config) -> dict:
 
 
 def to_rel(cfg: Config, path: str) -> str | None:
-    """A vault-relative POSIX path for `path` (absolute, or relative to the vault), or None when it
-    lies outside the vault or in an excluded folder."""
-    vault = os.path.realpath(cfg.vault)
-    p = path if os.path.isabs(path) else os.path.join(vault, path)
-    real_parent = os.path.realpath(os.path.dirname(p))
-    full = os.path.join(real_parent, os.path.basename(p))
-    if os.path.islink(full):
-        full = os.path.realpath(full)
-    if not full.startswith(vault + os.sep):
-        return None
-    rel = os.path.relpath(full, vault).replace(os.sep, "/")
-    if is_excluded(rel, cfg.exclude):
-        return None
-    return rel
+    """A vault-relative path for `path`, or None when it is outside the vault or excluded."""
+    from .paths import vault_rel
+
+    return vault_rel(cfg.vault, path, cfg.exclude)
 
 
 def reindex(cfg: Config, paths: Iterable[str], lock_timeout: float = 2.0) -> dict:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from . import links as L
+from .paths import is_excluded
 
 H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
@@ -64,19 +65,6 @@ def _json_default(o):
 
 def dumps(o) -> str:
     return json.dumps(o, ensure_ascii=False, default=_json_default, sort_keys=False)
-
-
-def is_excluded(rel: str, excludes: list[str]) -> bool:
-    parts = rel.split("/")
-    if any(p.startswith(".") for p in parts):
-        return True
-    for ex in excludes:
-        ex = ex.strip("/")
-        if not ex:
-            continue
-        if rel == ex or rel.startswith(ex + "/") or fnmatch.fnmatch(rel, ex):
-            return True
-    return False
 
 
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,

@@ -1,0 +1,103 @@
+"""`memory-plugin doctor`: check the installation end to end and explain what is wrong."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .config import Config
+
+
+def _check(ok: bool, what: str, fix: str = "") -> dict:
+    return {"ok": ok, "check": what, "fix": "" if ok else fix}
+
+
+def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
+    from . import install as I
+
+    out: list[dict] = []
+    sp = settings_path or I.default_settings_path()
+    try:
+        _, settings = I.read_settings(sp)
+        out.append(_check(True, f"{sp} is valid JSON"))
+    except Exception as e:  # noqa: BLE001
+        settings = {}
+        out.append(_check(False, str(e), "fix the file, then run `memory-plugin install`"))
+    hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
+    plugin_on = any(k.startswith("memory-plugin@") and v for k, v in
+                    (settings.get("enabledPlugins") or {}).items()) if isinstance(settings.get("enabledPlugins"), dict) else False
+    for event, (_, arg) in I.EVENTS.items():
+        ours = [h for g in hooks.get(event, []) if isinstance(g, dict)
+                for h in (g.get("hooks") or []) if I.is_ours(h)]
+        if ours:
+            cmd = ours[0]["command"]
+            exists = os.path.isfile(cmd) and os.access(cmd, os.X_OK)
+            out.append(_check(exists, f"{event} hook registered: {cmd} {' '.join(ours[0].get('args', []))}",
+                              f"{cmd} does not exist any more: run `memory-plugin install` again"))
+        elif plugin_on:
+            out.append(_check(True, f"{event} hook provided by the enabled memory-plugin plugin"))
+        else:
+            out.append(_check(False, f"{event} hook not registered in {sp}",
+                              "run `memory-plugin install --vault PATH` (or install the plugin)"))
+    # vault
+    if cfg.vault is None:
+        out.append(_check(False, "no vault configured", "run `memory-plugin install --vault PATH`"))
+        return out
+    try:
+        cfg.require_vault()
+        out.append(_check(True, f"vault {cfg.vault} is readable"))
+    except Exception as e:  # noqa: BLE001
+        out.append(_check(False, str(e), "fix the path with `memory-plugin install --vault PATH`"))
+        return out
+    # index
+    from .index import IndexMissing, get_meta, index_lock, open_index
+
+    try:
+        conn = open_index(cfg)
+        try:
+            changed = float(get_meta(conn, "synced_at") or 0)
+            n = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+        finally:
+            conn.close()
+        age_h = (time.time() - changed) / 3600
+        out.append(_check(age_h <= cfg.stale_after_hours,
+                          f"index holds {n} notes, synced {age_h:.1f} h ago",
+                          "run `memory-plugin sync` (SessionStart also starts one)"))
+    except IndexMissing as e:
+        out.append(_check(False, str(e), "run `memory-plugin rebuild`"))
+    lock_file = cfg.path("index.lock")
+    lock = index_lock(cfg, 0)
+    try:
+        lock.acquire()
+        lock.release()
+        out.append(_check(True, "no process holds the index lock"))
+    except Exception:  # noqa: BLE001
+        age = time.time() - lock_file.stat().st_mtime if lock_file.exists() else 0
+        out.append(_check(age < 600, f"the index lock is held (for {int(age)} s)",
+                          "a rebuild or sync is running; if it stays held, find it with `fuser "
+                          f"{lock_file}`"))
+    # errors
+    from .hooks import read_errors
+
+    errs = read_errors(str(cfg.cache_dir))
+    if errs:
+        for hook, e in errs.items():
+            when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("time", 0)))
+            out.append(_check(False, f"unresolved {hook} hook error at {when}: {e.get('message')}",
+                              f"see {cfg.path('hooks.log')}"))
+    else:
+        out.append(_check(True, "no unresolved hook errors"))
+    # SessionEnd budget: run the real hook in its no-write mode, as a whole process
+    exe = Path(sys.executable).parent / "memory-plugin"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_plugin"]
+    env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(cfg.vault), "MEMORY_PLUGIN_CACHE_DIR": str(cfg.cache_dir)}
+    t0 = time.perf_counter()
+    subprocess.run(cmd + ["hook", "session-end"], input=json.dumps({"session_id": "doctor", "doctor": True}),
+                   capture_output=True, text=True, env=env, timeout=30)
+    ms = (time.perf_counter() - t0) * 1000
+    out.append(_check(ms < 1000, f"SessionEnd hook took {ms:.0f} ms (Claude Code allows 1,500 ms for all "
+                                 "SessionEnd hooks together)", "check the vault's disk and hooks.log"))
+    return out

@@ -1,0 +1,410 @@
+"""Claude Code hook entry points: read stdin, do the work, print the one allowed shape, exit 0.
+
+Hooks never fail a session. Every error is logged with a timestamp to hooks.log in the cache dir,
+kept in errors.json until the same hook succeeds again, and shown in the next SessionStart brief.
+Nothing heavy (click, networkx, yaml unless there is a config file) is imported on these paths.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+MAX_STDIN = 16 * 1024 * 1024
+DISABLE = "MEMORY_PLUGIN_DISABLE"
+EVENTS = ("session-start", "post-tool-use", "session-end")
+
+
+# ---------------------------------------------------------------- plumbing
+
+def _emit_context(text: str) -> None:
+    out = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+    sys.stdout.write(json.dumps(out, ensure_ascii=False))
+    sys.stdout.flush()
+
+
+def _fallback_log_dir() -> str:
+    env = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
+    if env:
+        return env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "memory-plugin")
+
+
+def log(cache_dir: str | None, hook: str, level: str, message: str) -> None:
+    d = cache_dir or _fallback_log_dir()
+    try:
+        os.makedirs(d, exist_ok=True)
+        p = os.path.join(d, "hooks.log")
+        try:
+            if os.path.getsize(p) > 2_000_000:
+                os.replace(p, p + ".1")
+        except OSError:
+            pass
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        line = f"{stamp} {hook} {level} {' '.join(str(message).split())[:2000]}\n"
+        fd = os.open(p, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8", errors="replace"))
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def _errors_path(cache_dir: str) -> str:
+    return os.path.join(cache_dir, "errors.json")
+
+
+def read_errors(cache_dir: str | None) -> dict:
+    try:
+        with open(_errors_path(cache_dir or _fallback_log_dir()), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _set_error(cache_dir: str | None, hook: str, message: str | None) -> None:
+    """Record (message) or clear (None) the unresolved error of one hook."""
+    d = cache_dir or _fallback_log_dir()
+    if message is None and hook not in read_errors(d):
+        return
+    try:
+        from .fsutil import atomic_write, file_lock
+
+        os.makedirs(d, exist_ok=True)
+        with file_lock(os.path.join(d, "errors.lock"), timeout=2):
+            errs = read_errors(d)
+            if message is None:
+                errs.pop(hook, None)
+            else:
+                errs[hook] = {"time": time.time(), "message": message}
+            atomic_write(_errors_path(d), json.dumps(errs))
+    except Exception:  # diagnostics must never break a hook
+        pass
+
+
+def latest_error(cache_dir: str | None) -> str | None:
+    errs = read_errors(cache_dir)
+    if not errs:
+        return None
+    hook, e = max(errs.items(), key=lambda kv: kv[1].get("time", 0) if isinstance(kv[1], dict) else 0)
+    if not isinstance(e, dict):
+        return None
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("time", 0)))
+    return f"{hook} hook at {when}: {e.get('message')}"
+
+
+def _read_stdin() -> str:
+    try:
+        data = sys.stdin.buffer.read(MAX_STDIN + 1) if sys.stdin else b""
+    except (OSError, ValueError):
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
+def project_name(cwd) -> str:
+    """The git top-level folder's name, else the working directory's name."""
+    if not isinstance(cwd, str) or not cwd:
+        cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    d = os.path.abspath(cwd)
+    probe = d
+    for _ in range(40):
+        if os.path.exists(os.path.join(probe, ".git")):
+            return os.path.basename(probe) or probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    return os.path.basename(d) or d
+
+
+def _sessions_dir(cache_dir: str) -> str:
+    return os.path.join(cache_dir, "sessions")
+
+
+def _session_file(cache_dir: str, session_id) -> str:
+    sid = "".join(c for c in str(session_id or "unknown") if c.isalnum() or c in "-_")[:80] or "unknown"
+    return os.path.join(_sessions_dir(cache_dir), sid + ".txt")
+
+
+def start_worker(cfg, mode: str) -> None:
+    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes): this hook
+    never waits for it, and Claude Code's pipes close when the hook exits."""
+    env = dict(os.environ)
+    env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
+    env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
+    argv = [sys.executable, "-m", "memory_plugin", "hook", "worker", mode]
+    sys.stdout.flush()
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:  # first child: leave the session, fork the worker, exit at once
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.closerange(3, 4096)
+        os.chdir(str(cfg.cache_dir))
+        os.execve(sys.executable, argv, env)
+    finally:
+        os._exit(0)
+
+
+def _rebuild_due(cfg) -> bool:
+    try:
+        age = time.time() - os.stat(cfg.path("rebuild.stamp")).st_mtime
+    except OSError:
+        return True
+    return age > cfg.rebuild_after_days * 86400
+
+
+def _load_cfg():
+    from .config import load_config
+
+    return load_config()
+
+
+class _Quiet(Exception):
+    """Nothing to do (not an error)."""
+
+
+# ---------------------------------------------------------------- SessionStart
+
+def session_start(payload: dict, ctx: dict) -> None:
+    from . import brief
+
+    cfg = _load_cfg()
+    ctx["cache_dir"] = str(cfg.cache_dir)
+    if cfg.vault is None:
+        _emit_context("memory-plugin is installed but no vault is configured: run "
+                      "`memory-plugin install --vault PATH` to give sessions the vault's memory.")
+        ctx["emitted"] = True
+        return
+    cfg.require_vault()
+    cfg.ensure_cache_dir()
+    error = latest_error(str(cfg.cache_dir))
+    have_index = os.path.exists(cfg.path("index.sqlite"))
+    mode = "rebuild" if (not have_index or _rebuild_due(cfg)) else "sync"
+    start_worker(cfg, mode)
+    data = brief.load(str(cfg.cache_dir))
+    if data is None or not have_index:
+        _emit_context(f"memory-plugin: the memory of the vault {cfg.vault} is being built in the "
+                      "background; it will be in the next session's brief."
+                      + (f" Last hook error: {error}" if error else ""))
+        ctx["emitted"] = True
+        return
+    text = brief.compose(data, brief_chars=cfg.brief_chars, project=project_name(payload.get("cwd")),
+                         error=error, stale_after_hours=cfg.stale_after_hours,
+                         syncing=f"a background {mode} has started")
+    _emit_context(text)
+    ctx["emitted"] = True
+
+
+# ---------------------------------------------------------------- PostToolUse
+
+def post_tool_use(payload: dict, ctx: dict) -> None:
+    ti = payload.get("tool_input")
+    if not isinstance(ti, dict):
+        raise _Quiet
+    fp = ti.get("file_path") or ti.get("notebook_path")
+    if not isinstance(fp, str) or not fp.lower().endswith(".md"):
+        raise _Quiet
+    cfg = _load_cfg()
+    ctx["cache_dir"] = str(cfg.cache_dir)
+    if cfg.vault is None:
+        raise _Quiet
+    from .paths import vault_rel
+
+    rel = vault_rel(cfg.vault, fp, cfg.exclude)
+    if rel is None:
+        raise _Quiet
+    cfg.ensure_cache_dir()
+    _record_touch(str(cfg.cache_dir), payload.get("session_id"), rel)
+    if not os.path.exists(cfg.path("index.sqlite")):
+        start_worker(cfg, "rebuild")
+        return
+    from . import index
+
+    stats = index.reindex(cfg, [rel], lock_timeout=1.0)
+    if stats.get("reindexed") or stats.get("removed"):
+        refresh_brief(cfg)
+
+
+def _record_touch(cache_dir: str, session_id, rel: str) -> None:
+    os.makedirs(_sessions_dir(cache_dir), exist_ok=True)
+    fd = os.open(_session_file(cache_dir, session_id), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, (rel + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def refresh_brief(cfg) -> bool:
+    """Collect the brief again, reusing the hub ranking (recomputed by every sync and rebuild)."""
+    from . import brief, index
+
+    old = brief.load(str(cfg.cache_dir))
+    conn = index.open_index(cfg)
+    try:
+        hubs = None
+        if old and old.get("hubs") is not None:
+            hubs = []
+            for h in old["hubs"]:
+                row = conn.execute("SELECT display_title, summary, type, status, private FROM notes WHERE path=?",
+                                   (h["path"],)).fetchone()
+                if row and not row[4]:
+                    hubs.append({**h, "title": row[0], "summary": (row[1] or "")[:brief.SUMMARY],
+                                 "type": row[2], "status": row[3]})
+        return brief.write(cfg, conn, hubs=hubs)
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- SessionEnd
+
+def session_end(payload: dict, ctx: dict) -> None:
+    from . import journal
+
+    cfg = _load_cfg()
+    ctx["cache_dir"] = str(cfg.cache_dir)
+    if cfg.vault is None:
+        raise _Quiet
+    cfg.require_vault()
+    cfg.ensure_cache_dir()
+    now = time.time()
+    sid = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
+    reason = payload.get("reason") if isinstance(payload.get("reason"), str) else "other"
+    sfile = _session_file(str(cfg.cache_dir), sid)
+    touched: list[str] = []
+    try:
+        with open(sfile, encoding="utf-8") as f:
+            for line in f:
+                p = line.strip()
+                if p and p not in touched:
+                    touched.append(p)
+    except OSError:
+        pass
+    if touched and os.path.exists(cfg.path("index.sqlite")):
+        touched = _without_private(cfg, touched)
+    req = journal.first_request(payload.get("transcript_path"))
+    request = journal.one_line(journal.redact(req, emails=cfg.redact_emails)) if req else None
+    rel = journal.journal_rel(cfg.journal_folder, now)
+    line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
+                              reason=reason, touched=touched, request=request)
+    if payload.get("doctor") is True:  # `memory-plugin doctor` times this path without writing
+        return
+    journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now)
+    try:
+        os.unlink(sfile)
+    except OSError:
+        pass
+    if os.path.exists(cfg.path("index.sqlite")):
+        from . import index
+
+        stats = index.reindex(cfg, [rel], lock_timeout=0.3)  # queued for the lock holder when busy
+        if stats.get("reindexed"):
+            refresh_brief(cfg)
+
+
+def _without_private(cfg, paths: list[str]) -> list[str]:
+    from . import index
+
+    conn = index.open_index(cfg)
+    try:
+        marks = ",".join("?" * len(paths))
+        private = {r[0] for r in conn.execute(f"SELECT path FROM notes WHERE private=1 AND path IN ({marks})", paths)}
+    finally:
+        conn.close()
+    out = []
+    for p in paths:
+        if p in private:
+            continue
+        if p not in private and _file_says_private(os.path.join(cfg.vault, p)):
+            continue
+        out.append(p)
+    return out
+
+
+def _file_says_private(path: str) -> bool:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    if not head.lstrip("\ufeff").startswith("---"):
+        return False
+    end = head.find("\n---", 3)
+    fm = head[: end if end > 0 else len(head)]
+    return any(l.strip().lower().replace(" ", "") in ("private:true", "private:yes") for l in fm.split("\n"))
+
+
+# ---------------------------------------------------------------- background worker
+
+def worker(mode: str) -> None:
+    from . import index
+
+    cfg = _load_cfg()
+    try:
+        if mode == "rebuild" and _rebuild_due(cfg):
+            index.rebuild(cfg, lock_timeout=0)
+        else:
+            index.sync(cfg, lock_timeout=0)
+    except index.Busy:
+        return
+    _set_error(str(cfg.cache_dir), "background", None)
+
+
+HANDLERS = {"session-start": session_start, "post-tool-use": post_tool_use, "session-end": session_end}
+
+
+def run_hook(argv: list[str]) -> int:
+    event = argv[0] if argv else ""
+    if os.environ.get(DISABLE, "").strip().lower() in ("1", "true", "yes", "on"):
+        return 0
+    if event == "worker":
+        ctx: dict = {}
+        try:
+            worker(argv[1] if len(argv) > 1 else "sync")
+        except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
+            d = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
+            msg = f"background {argv[1:] or 'sync'} failed: {type(e).__name__}: {e}"
+            log(d, "background", "ERROR", msg)
+            _set_error(d, "background", msg)
+        return 0
+    handler = HANDLERS.get(event)
+    ctx = {"cache_dir": None, "emitted": False}
+    raw = _read_stdin()
+    try:
+        if handler is None:
+            raise ValueError(f"unknown hook event {event!r}: expected one of {', '.join(EVENTS)}")
+        if len(raw) > MAX_STDIN:
+            raise ValueError(f"hook input larger than {MAX_STDIN} bytes: ignored")
+        try:
+            payload = json.loads(raw) if raw.strip() else {}
+        except ValueError as e:
+            raise ValueError(f"hook input is not JSON ({e})") from None
+        if not isinstance(payload, dict):
+            raise ValueError("hook input is not a JSON object")
+        handler(payload, ctx)
+        _set_error(ctx["cache_dir"], event, None)
+    except _Quiet:
+        pass
+    except BaseException as e:  # noqa: BLE001 - hooks never fail a session
+        if isinstance(e, KeyboardInterrupt):
+            pass
+        msg = f"{type(e).__name__}: {e}"
+        log(ctx["cache_dir"], event, "ERROR", msg)
+        _set_error(ctx["cache_dir"], event, msg)
+        if event == "session-start" and not ctx["emitted"]:
+            try:
+                _emit_context(f"memory-plugin could not load the vault's memory this time ({msg[:300]}). "
+                              "Details are in hooks.log; `memory-plugin doctor` explains.")
+            except Exception:
+                pass
+    return 0
