@@ -208,6 +208,8 @@ def install(settings_path: Path | None = None, vault: Path | None = None, dry_ru
     path = settings_path or default_settings_path()
     old_text, old = read_settings(path)
     exe = exe or executable()
+    if not dry_run:
+        skills_source()  # fail before anything is written
     new = with_ours(old, exe)
     msgs = []
     if vault is not None:

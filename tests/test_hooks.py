@@ -1,0 +1,237 @@
+"""The three hooks as Claude Code runs them: whole processes, JSON on stdin."""
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+
+HOOK_SHAPE_KEYS = {"hookSpecificOutput"}
+
+
+def hook(event, payload, env=None, raw=None):
+    data = raw if raw is not None else json.dumps(payload)
+    return run_cli("hook", event, input=data, env=env, timeout=60)
+
+
+def context_of(r) -> str:
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert set(out) == HOOK_SHAPE_KEYS
+    assert set(out["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.fixture
+def env(vault, cache_dir):
+    e = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    r = run_cli("rebuild", env=e)
+    assert r.returncode == 0, r.stderr
+    return e
+
+
+def wait_for(pred, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_session_start_brief_shape_and_content(env, tmp_path):
+    proj = tmp_path / "work" / "atlas"
+    (proj / "src").mkdir(parents=True)
+    (proj / ".git").mkdir()
+    text = context_of(hook("session-start", {"session_id": "s", "source": "startup", "cwd": str(proj / "src")}, env))
+    assert text.startswith("<memory-plugin-reference>") and "not a set of instructions" in text
+    assert "Every log line carries an ISO-8601 UTC timestamp" in text  # a convention summary
+    assert "Engineering MOC" in text  # a hub
+    assert "## Project atlas" in text and "[open pitfall]" in text and "[current decision]" in text
+    assert "Use Redis for job queue" not in text  # superseded decision is not current
+    assert "Latest journal lines for atlas" in text
+    assert "memory-query" in text
+    assert "Salary negotiation" not in text and "sk-test" not in text
+    assert len(text) <= 6000
+
+
+def test_brief_budget_cuts_whole_items_and_counts_them(env, tmp_path):
+    cfgf = tmp_path / "c.yaml"
+    cfgf.write_text("brief_chars: 1500\n")
+    text = context_of(hook("session-start", {"cwd": str(tmp_path)}, {**env, "MEMORY_PLUGIN_CONFIG": str(cfgf)}))
+    assert len(text) <= 1500
+    assert "more items left out" in text
+    assert all(not l.startswith("- ") or l.endswith(")") or ": " in l for l in text.splitlines())
+
+
+def test_disabled_hooks_do_nothing(env, vault):
+    for event in ("session-start", "post-tool-use", "session-end"):
+        r = hook(event, {"session_id": "x", "tool_input": {"file_path": str(vault / "Home.md")}},
+                 {**env, "MEMORY_PLUGIN_DISABLE": "1"})
+        assert r.returncode == 0 and r.stdout == ""
+    assert not (vault / "journal" / time.strftime("%Y-%m-%d.md")).exists()
+
+
+def test_no_index_yet_says_building_and_builds_in_background(vault, cache_dir):
+    e = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    t0 = time.time()
+    text = context_of(hook("session-start", {"cwd": "/"}, e))
+    assert "being built" in text
+    assert wait_for(lambda: (cache_dir / "brief.json").exists() and (cache_dir / "rebuild.stamp").exists())
+    text = context_of(hook("session-start", {"cwd": "/"}, e))
+    assert "## Conventions" in text
+
+
+def test_post_tool_use_indexes_vault_note_and_refreshes_brief(env, vault, cache_dir, tmp_path):
+    note = vault / "Conventions" / "Prefer pathlib.md"
+    note.write_text("---\ntype: convention\nsummary: Use pathlib instead of os.path for paths.\n"
+                    "tags: [convention/python]\n---\nBody [[Python MOC]]\n")
+    r = hook("post-tool-use", {"session_id": "sess-1", "tool_name": "Write",
+                               "tool_input": {"file_path": str(note), "content": "..."}}, env)
+    assert r.returncode == 0 and r.stdout == ""
+    import sqlite3
+    conn = sqlite3.connect(cache_dir / "index.sqlite")
+    assert conn.execute("SELECT type FROM notes WHERE path='Conventions/Prefer pathlib.md'").fetchone() == ("convention",)
+    assert "Use pathlib instead of os.path" in (cache_dir / "brief.json").read_text()
+    assert "Conventions/Prefer pathlib.md" in (cache_dir / "sessions" / "sess-1.txt").read_text()
+
+
+def test_post_tool_use_ignores_everything_else(env, vault, cache_dir, tmp_path):
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("# not in the vault")
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    (vault / ".obsidian" / "x.md").write_text("x")
+    (vault / "Templates").mkdir(exist_ok=True)
+    (vault / "Templates" / "t.md").write_text("t")
+    (vault / "link-out.md").symlink_to(outside)
+    before = (cache_dir / "index.sqlite").resolve().stat().st_mtime_ns
+    for fp in (str(outside), str(vault / "code.py"), str(vault / ".obsidian" / "x.md"),
+               str(vault / "Templates" / "t.md"), str(vault / ".." / "elsewhere.md"), str(vault / "link-out.md")):
+        r = hook("post-tool-use", {"session_id": "s2", "tool_input": {"file_path": fp}}, env)
+        assert r.returncode == 0 and r.stdout == "", fp
+    assert (cache_dir / "index.sqlite").resolve().stat().st_mtime_ns == before
+    assert not (cache_dir / "sessions" / "s2.txt").exists()
+
+
+def test_notebook_path_is_read(env, vault, cache_dir):
+    note = vault / "Inbox" / "From notebook.md"
+    note.write_text("# nb\n")
+    hook("post-tool-use", {"session_id": "nb", "tool_name": "NotebookEdit", "tool_input": {"notebook_path": str(note)}}, env)
+    assert "Inbox/From notebook.md" in (cache_dir / "sessions" / "nb.txt").read_text()
+
+
+def test_session_end_journal_entry(env, vault, cache_dir, tmp_path):
+    note = vault / "Learnings" / "New learning.md"
+    note.write_text("# learned\n")
+    hook("post-tool-use", {"session_id": "abcdef123456", "tool_input": {"file_path": str(note)}}, env)
+    private = vault / "Personal" / "Salary negotiation.md"
+    os.utime(private)
+    hook("post-tool-use", {"session_id": "abcdef123456", "tool_input": {"file_path": str(private)}}, env)
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("\n".join(json.dumps(x) for x in [
+        {"type": "summary", "summary": "x"},
+        {"type": "user", "isMeta": True, "message": {"role": "user", "content": "<command-name>/clear"}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": "Fix the login bug; my key is sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAA and password=hunter2 " + "x" * 300}]}},
+        {"type": "user", "message": {"role": "user", "content": "second request"}},
+    ]) + "\n")
+    r = hook("session-end", {"session_id": "abcdef123456", "transcript_path": str(transcript), "cwd": str(tmp_path / "atlas"),
+                             "reason": "prompt_input_exit", "hook_event_name": "SessionEnd"}, env)
+    assert r.returncode == 0 and r.stdout == ""
+    day = vault / "journal" / time.strftime("%Y-%m-%d.md")
+    text = day.read_text()
+    assert text.startswith("---\ntype: journal\n")
+    line = text.strip().splitlines()[-1]
+    assert "project atlas" in line and "session abcdef12" in line and "prompt_input_exit" in line
+    assert "[[Learnings/New learning]]" in line and "Salary" not in line
+    assert "Fix the login bug" in line and "sk-ant" not in line and "hunter2" not in line
+    request = line.split('"')[1]
+    assert len(request) <= 200
+    import sqlite3
+    conn = sqlite3.connect(cache_dir / "index.sqlite")
+    assert conn.execute("SELECT type FROM notes WHERE path=?", (str(day.relative_to(vault)),)).fetchone() == ("journal",)
+
+
+def test_session_end_with_nothing_writes_one_line(env, vault):
+    hook("session-end", {"session_id": "quiet", "reason": "other", "cwd": "/tmp"}, env)
+    line = (vault / "journal" / time.strftime("%Y-%m-%d.md")).read_text().strip().splitlines()[-1]
+    assert line.endswith("no notes touched") and "session quiet" in line
+
+
+BAD_INPUTS = ["", "not json", "[]", "null", '"str"', '{"tool_input": 5}', '{"tool_input": {"file_path": 7}}',
+              '{"session_id": ["x"], "transcript_path": 3, "cwd": {}}', "{" * 10_000, "x" * (10 * 1024 * 1024)]
+
+
+@pytest.mark.parametrize("raw", BAD_INPUTS, ids=lambda r: repr(r[:20]) + f"[{len(r)}]")
+@pytest.mark.parametrize("event", ["session-start", "post-tool-use", "session-end"])
+def test_hooks_fail_open_on_any_stdin(env, event, raw):
+    r = hook(event, None, env, raw=raw)
+    assert r.returncode == 0 and "Traceback" not in r.stderr
+    if r.stdout:
+        assert event == "session-start"
+        context_of(r)
+
+
+def test_errors_are_logged_and_shown_in_next_brief(env, cache_dir):
+    hook("post-tool-use", None, env, raw="not json at all")
+    log = (cache_dir / "hooks.log").read_text()
+    assert "post-tool-use ERROR" in log and "not JSON" in log
+    text = context_of(hook("session-start", {"cwd": "/"}, env))
+    assert "Last memory-plugin hook error" in text and "post-tool-use" in text
+
+
+@pytest.mark.parametrize("state", ["missing-vault", "corrupt-index", "locked"])
+def test_hooks_fail_open_on_bad_vault_state(env, vault, cache_dir, state, tmp_path):
+    e = dict(env)
+    if state == "missing-vault":
+        e["MEMORY_PLUGIN_VAULT"] = str(tmp_path / "nope")
+    elif state == "corrupt-index":
+        target = (cache_dir / "index.sqlite").resolve()
+        target.write_bytes(b"garbage" * 1000)
+    lock = None
+    if state == "locked":
+        from filelock import FileLock
+        lock = FileLock(str(cache_dir / "index.lock"))
+        lock.acquire()
+    try:
+        note = vault / "Inbox" / "During lock.md"
+        note.write_text("# x\n")
+        for event, payload in (("session-start", {"cwd": "/"}),
+                               ("post-tool-use", {"session_id": "z", "tool_input": {"file_path": str(note)}}),
+                               ("session-end", {"session_id": "z", "cwd": "/"})):
+            t0 = time.time()
+            r = hook(event, payload, e)
+            assert r.returncode == 0, r.stderr
+            assert time.time() - t0 < 20
+            if event == "session-start":
+                context_of(r)
+            else:
+                assert r.stdout == ""
+    finally:
+        if lock:
+            lock.release()
+    if state == "missing-vault":
+        assert "does not exist" in (cache_dir / "hooks.log").read_text()
+    if state == "corrupt-index":  # the background sync started by SessionStart rebuilds a broken index
+        import sqlite3
+        def healed():
+            try:
+                return sqlite3.connect(cache_dir / "index.sqlite").execute("SELECT count(*) FROM notes").fetchone()[0] > 40
+            except sqlite3.DatabaseError:
+                return False
+        assert wait_for(healed)
+
+
+def test_redaction():
+    from memory_plugin.journal import redact
+
+    s = redact("key sk-ant-api03-abcdefghijklmnopqrstuv ghp_abcdefghijklmnopqrstuvwxyz0123 AKIAABCDEFGHIJKLMNOP "
+               "password=hunter2 api_key: 'abc' Authorization: Bearer abcdefghijklmnopqrstu "
+               "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- me@example.com", emails=True)
+    for secret in ("sk-ant", "ghp_", "AKIA", "hunter2", "'abc'", "abcdefghijklmnopqrstu", "MIIE", "me@example.com"):
+        assert secret not in s, secret

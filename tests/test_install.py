@@ -1,0 +1,146 @@
+"""Installer, uninstaller, doctor and the shipped plugin artefacts."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+
+OTHER = {
+    "model": "opus",
+    "permissions": {"allow": ["Bash(ls:*)"], "deny": []},
+    "env": {"FOO": "bar"},
+    "hooks": {
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo hi", "timeout": 3}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+    "statusLine": {"type": "command", "command": "~/bin/status"},
+}
+
+
+@pytest.fixture
+def settings(isolated_home):
+    p = isolated_home / ".claude" / "settings.json"
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps(OTHER, indent=4))
+    return p
+
+
+def ours(data):
+    return [(ev, h) for ev, groups in data.get("hooks", {}).items() for g in groups for h in g["hooks"]
+            if h.get("args", [""])[0] == "hook"]
+
+
+def test_install_registers_three_hooks_and_keeps_everything_else(settings, vault):
+    r = run_cli("install", "--vault", str(vault))
+    assert r.returncode == 0, r.stderr
+    data = json.loads(settings.read_text())
+    for key in ("model", "permissions", "env", "statusLine"):
+        assert data[key] == OTHER[key]
+    assert data["hooks"]["Stop"] == OTHER["hooks"]["Stop"]
+    assert data["hooks"]["PostToolUse"][0] == OTHER["hooks"]["PostToolUse"][0]
+    found = {ev: h for ev, h in ours(data)}
+    assert set(found) == {"SessionStart", "PostToolUse", "SessionEnd"}
+    for ev, h in found.items():
+        assert os.path.isabs(h["command"]) and os.access(h["command"], os.X_OK)
+    matchers = {ev: g.get("matcher") for ev, groups in data["hooks"].items() for g in groups
+                if any(h.get("args", [""])[0] == "hook" for h in g["hooks"])}
+    assert matchers["PostToolUse"] == "Write|Edit|NotebookEdit"
+    backup = settings.with_name("settings.json.memory-plugin.bak")
+    assert json.loads(backup.read_text()) == OTHER
+    for skill in ("memory-query", "memory-write", "memory-reorganize"):
+        assert (Path(os.environ["HOME"]) / ".claude" / "skills" / skill / "SKILL.md").exists()
+    from memory_plugin.config import load_config
+    assert load_config().vault == vault
+
+
+def test_install_is_idempotent(settings, vault):
+    run_cli("install", "--vault", str(vault))
+    first = settings.read_bytes()
+    r = run_cli("install", "--vault", str(vault))
+    assert r.returncode == 0 and "nothing changed" in r.stdout
+    assert settings.read_bytes() == first
+
+
+def test_uninstall_removes_exactly_what_install_added(settings, vault):
+    run_cli("install", "--vault", str(vault))
+    r = run_cli("uninstall")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(settings.read_text()) == OTHER
+    assert not (Path(os.environ["HOME"]) / ".claude" / "skills" / "memory-query").exists()
+    from memory_plugin.config import user_config_path
+    assert not user_config_path().exists()
+
+
+def test_install_creates_missing_settings(isolated_home, vault):
+    p = isolated_home / ".claude" / "settings.json"
+    r = run_cli("install")
+    assert r.returncode == 0, r.stderr
+    assert len(ours(json.loads(p.read_text()))) == 3
+
+
+def test_dry_run_prints_diff_and_changes_nothing(settings):
+    before = settings.read_bytes()
+    r = run_cli("install", "--dry-run")
+    assert r.returncode == 0 and "+++" in r.stdout and '"session-start"' in r.stdout
+    assert settings.read_bytes() == before
+
+
+def test_invalid_settings_refused_untouched(settings):
+    settings.write_text('{"model": "opus",, }')
+    before = settings.read_bytes()
+    r = run_cli("install")
+    assert r.returncode == 2 and "not valid JSON (line 1)" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert settings.read_bytes() == before
+    assert not settings.with_name("settings.json.memory-plugin.bak").exists()
+
+
+def test_keeps_file_mode(settings):
+    settings.chmod(0o600)
+    run_cli("install")
+    assert (settings.stat().st_mode & 0o777) == 0o600
+
+
+def test_doctor_ok_after_install_and_rebuild(settings, vault):
+    run_cli("install", "--vault", str(vault))
+    run_cli("rebuild")
+    r = run_cli("doctor")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SessionEnd hook took" in r.stdout
+
+
+def test_doctor_explains_problems(isolated_home, tmp_path):
+    r = run_cli("--vault", str(tmp_path / "missing"), "doctor")
+    assert r.returncode == 1
+    assert "not registered" in r.stdout and "fix:" in r.stdout
+
+
+# ---------------------------------------------------------------- plugin artefacts
+
+def test_plugin_manifests_say_what_the_code_does():
+    plugin = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
+    assert plugin["name"] == "memory-plugin" and plugin["version"] and plugin["description"]
+    assert market["plugins"][0]["name"] == "memory-plugin" and market["plugins"][0]["source"] == "./"
+    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+    from memory_plugin.install import EVENTS
+    for event, (matcher, arg) in EVENTS.items():
+        group = hooks[event][0]
+        assert group.get("matcher") == matcher
+        h = group["hooks"][0]
+        assert h["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/run" and h["args"] == [arg]
+    assert os.access(ROOT / "hooks" / "run", os.X_OK)
+
+
+def test_plugin_hook_without_installed_command_says_how_to_install(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(tmp_path)}
+    r = subprocess.run([str(ROOT / "hooks" / "run"), "session-start"], input="{}", capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0
+    text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "pip install" in text
+    r = subprocess.run([str(ROOT / "hooks" / "run"), "post-tool-use"], input="{}", capture_output=True,
+                       text=True, env=env)
+    assert r.returncode == 0 and r.stdout == ""
