@@ -1,0 +1,91 @@
+"""Shared pieces of the benchmarks: whole-process timing with peak RSS, vault generation, and
+writing one section of bench/RESULTS.md."""
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEN = ROOT.parent / "shared" / "bench" / "gen_vault.py"
+OUT = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR", "/tmp/memory-plugin-bench"))
+RESULTS = ROOT / "bench" / "RESULTS.md"
+EXE = str(Path(sys.executable).parent / "memory-plugin")
+
+
+def timed(cmd: list[str], *, env: dict | None = None, input: str | None = None, cwd=None) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MB) of one whole process, via GNU time when present."""
+    gtime = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    full_env = {**os.environ, **(env or {})}
+    if gtime:
+        fmt_file = OUT / f".time-{os.getpid()}"
+        OUT.mkdir(parents=True, exist_ok=True)
+        t0 = time.perf_counter()
+        r = subprocess.run([gtime, "-f", "%M", "-o", str(fmt_file)] + cmd, input=input, capture_output=True,
+                           text=True, env=full_env, cwd=cwd)
+        wall = time.perf_counter() - t0
+        rss = int(fmt_file.read_text().strip().splitlines()[-1]) / 1024
+    else:
+        t0 = time.perf_counter()
+        r = subprocess.run(cmd, input=input, capture_output=True, text=True, env=full_env, cwd=cwd)
+        wall, rss = time.perf_counter() - t0, float("nan")
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr[-2000:]}")
+    return wall, rss
+
+
+def median(xs):
+    return statistics.median(xs)
+
+
+def p95(xs):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(round(0.95 * (len(xs) - 1))))]
+
+
+def vault(n: int, seed: int = 1) -> Path:
+    v = OUT / f"vault-{n}"
+    if not (v / ".groundtruth" / "summary.json").exists():
+        subprocess.run([sys.executable, str(GEN), "--notes", str(n), "--seed", str(seed), "--out", str(v), "--force"],
+                       check=True, capture_output=True)
+    return v
+
+
+def machine() -> str:
+    cpu = "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = "?"
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f"{int(line.split()[1]) / 1024 / 1024:.0f} GiB"
+                break
+    except OSError:
+        pass
+    return (f"{platform.node() or 'host'}: {os.cpu_count()} cores ({cpu}), {mem} RAM, {platform.system()} "
+            f"{platform.release()}, Python {platform.python_version()}, SQLite "
+            f"{__import__('sqlite3').sqlite_version}; measured {time.strftime('%Y-%m-%d %H:%M %Z')}")
+
+
+def write_section(name: str, body: str) -> None:
+    """Replace (or append) the section between <!-- name:start --> and <!-- name:end -->."""
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    block = f"{start}\n{body.rstrip()}\n{end}"
+    if start in text and end in text:
+        text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda m: block, text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    RESULTS.write_text(text, encoding="utf-8")
