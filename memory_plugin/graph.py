@@ -35,18 +35,20 @@ def _rows(conn: sqlite3.Connection, sql: str, args=()) -> list[dict]:
 
 
 def degrees(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
-    """path -> (distinct notes linking in, distinct notes linked out), self links and journal sources
-    left out."""
-    out: dict[str, list[int]] = {}
-    for path, n in conn.execute(
-            "SELECT l.target, count(DISTINCT l.src) FROM links l JOIN notes s ON s.path=l.src "
-            "WHERE l.target IS NOT NULL AND l.target != l.src AND s.type != 'journal' GROUP BY l.target"):
-        out.setdefault(path, [0, 0])[0] = n
-    for path, n in conn.execute(
-            "SELECT l.src, count(DISTINCT l.target) FROM links l JOIN files f ON f.path=l.target "
-            "WHERE f.is_note=1 AND l.target != l.src GROUP BY l.src"):
-        out.setdefault(path, [0, 0])[1] = n
-    return {k: (v[0], v[1]) for k, v in out.items()}
+    """path -> (distinct notes linking in, distinct notes linked out); self links and links from
+    journal notes left out."""
+    journal = {p for (p,) in conn.execute("SELECT path FROM notes WHERE type = 'journal'")}
+    notes = {p for (p,) in conn.execute("SELECT path FROM files WHERE is_note = 1")}
+    pairs = {(s, t) for s, t in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL")
+             if s != t}
+    inn: dict[str, int] = {}
+    out: dict[str, int] = {}
+    for s, t in pairs:
+        if s not in journal:
+            inn[t] = inn.get(t, 0) + 1
+        if t in notes:
+            out[s] = out.get(s, 0) + 1
+    return {p: (inn.get(p, 0), out.get(p, 0)) for p in set(inn) | set(out)}
 
 
 def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) -> list[dict]:

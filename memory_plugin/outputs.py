@@ -28,11 +28,12 @@ def write_all(cfg: Config) -> None:
     """graph.json, GRAPH_REPORT.md, brief.md and graph.html from the current index."""
     from . import graph as G
     from . import report
-    from .index import open_index, set_meta
+    from .index import get_meta, open_index, set_meta
 
     with file_lock(cfg.path("outputs.lock"), timeout=600):
         conn = open_index(cfg)
         try:
+            seen = get_meta(conn, "changed_at")
             g = G.build_graph(conn)
             comms = G.communities(g)
             for c in comms:
@@ -49,7 +50,8 @@ def write_all(cfg: Config) -> None:
             if view is not None:
                 view.write_html(cfg, conn, g)
             conn.execute("BEGIN IMMEDIATE")
-            set_meta(conn, outputs_stale=0)
+            if get_meta(conn, "changed_at") == seen:  # a reindex meanwhile keeps them stale
+                set_meta(conn, outputs_stale=0)
             conn.execute("COMMIT")
         finally:
             conn.close()
