@@ -1,0 +1,218 @@
+"""CLI commands of the query and memory layer: parse options, call one core function, render."""
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .cli import Ctx, _open, echo_json
+
+json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+dry_opt = click.option("--dry-run", is_flag=True, help="Show the change; write nothing.")
+
+
+def _show_edits(results: list[dict], as_json: bool) -> None:
+    if as_json:
+        return echo_json(results)
+    for r in results:
+        verb = "would change" if r["dry_run"] else "changed"
+        if not r["diff"]:
+            click.echo(f"{r['path']}: unchanged")
+            continue
+        click.echo(f"{verb} {r['path']}: " + ", ".join(f"{k}: {v}" for k, v in r["changed"].items()))
+        click.echo(r["diff"].rstrip("\n"))
+
+
+def register(cli: click.Group) -> None:
+    @cli.command()
+    @click.argument("text")
+    @click.option("--type", "type_", help="Only notes of this type (decision, pitfall, convention, ...).")
+    @click.option("--project", help="Put this project's notes first (default: from the working folder).")
+    @click.option("--history", is_flag=True, help="Superseded and retracted notes first.")
+    @click.option("--budget", type=int, default=None, help="Answer size in tokens (default 1500; 4 chars each).")
+    @json_opt
+    @click.pass_obj
+    def query(c: Ctx, text, type_, project, history, budget, as_json):
+        """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
+        from . import query as Q
+
+        conn = _open(c)
+        res = Q.query(c.cfg, conn, text, type_=type_, project=project, history=history, budget=budget)
+        if as_json:
+            return echo_json({"query": res["query"], "items": res["items"], "omitted": res["omitted"],
+                              "project": res["project"], "history": res["history"]})
+        if not res["items"]:
+            click.echo(f"Nothing in the vault about {text!r}." if not res["omitted"] else
+                       f"{res['omitted']} notes match but none fits in the budget: raise --budget")
+            return
+        first = [type_] if type_ else res["intent"]
+        click.echo(Q.render_text(res["items"], res["omitted"], first), nl=False)
+
+    @cli.command()
+    @click.argument("text")
+    @click.option("--type", "type_", help="Only notes of this type.")
+    @click.option("-n", "--limit", type=click.IntRange(1), default=20, help="How many hits (default 20).")
+    @json_opt
+    @click.pass_obj
+    def search(c: Ctx, text, type_, limit, as_json):
+        """Full-text search (FTS5 BM25) with snippets."""
+        from . import query as Q
+
+        hits = Q.search(_open(c), text, type_, limit)
+        if as_json:
+            return echo_json({"query": text, "hits": hits})
+        if not hits:
+            click.echo(f"no notes contain {text!r}")
+        for h in hits:
+            click.echo(f"{h['title']}  ({h['path']}, {h['type']}{', ' + h['status'] if h['status'] else ''})")
+            if h["snippet"]:
+                click.echo(f"    {h['snippet']}")
+
+    @cli.command()
+    @click.option("--type", "type_", required=True,
+                  help="decision, pitfall, pattern, learning, convention or note.")
+    @click.option("--title", required=True, help="The note's title (becomes its file name).")
+    @click.option("--summary", required=True, help="One sentence: what to remember.")
+    @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+    @click.option("--link", "links", multiple=True, help="A note to link to (repeatable).")
+    @click.option("--project", help="The project this memory belongs to.")
+    @click.option("--body", help="Body text (markdown).")
+    @click.option("--body-file", type=click.Path(allow_dash=True), help="Read the body from a file, - for stdin.")
+    @click.option("--merge", help="Append a dated section to this existing note instead.")
+    @click.option("--force", is_flag=True, help="Write even when near-duplicates exist.")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def remember(c: Ctx, type_, title, summary, tags, links, project, body, body_file, merge, force, dry_run,
+                 as_json):
+        """Write a new typed memory note (refuses near-duplicates unless --merge or --force)."""
+        from pathlib import Path
+
+        from . import memory as M
+
+        if body is not None and body_file:
+            raise M.MemoryError_("give --body or --body-file, not both")
+        if body_file == "-":
+            data = sys.stdin.buffer.read()
+            try:
+                body = data.decode("utf-8")
+            except UnicodeDecodeError:
+                raise M.MemoryError_("the body on stdin is not UTF-8 text: convert it and try again") from None
+        elif body_file:
+            body = M.read_text(Path(body_file), "body file")
+        res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,
+                         project=project, body=body, merge=merge, force=force, dry_run=dry_run)
+        if as_json:
+            return echo_json(res)
+        if res["action"] == "merged":
+            click.echo(f"{'would append to' if dry_run else 'appended to'} {res['path']}")
+            click.echo(res["diff"].rstrip("\n"))
+            return
+        click.echo(f"{'would write' if dry_run else 'wrote'} {res['path']}")
+        for p in res["links"]:
+            click.echo(f"  related: {p}")
+        for p in res["concepts"]:
+            click.echo(f"  concept: {p}")
+        for d in res["overrode_duplicates"]:
+            click.echo(f"  (near-duplicate kept anyway: {d['path']})")
+        if dry_run:
+            click.echo(res["text"].rstrip("\n"))
+
+    @cli.command()
+    @click.argument("old")
+    @click.argument("new")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def supersede(c: Ctx, old, new, dry_run, as_json):
+        """Mark OLD superseded by NEW (OLD keeps its body; both stay in the vault)."""
+        from . import memory as M
+
+        _show_edits(M.supersede(c.cfg, old, new, dry_run), as_json)
+
+    @cli.command()
+    @click.argument("a")
+    @click.argument("b")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def contradicts(c: Ctx, a, b, dry_run, as_json):
+        """Record that note A contradicts note B (reorganize lists it until one is superseded)."""
+        from . import memory as M
+
+        _show_edits(M.contradicts(c.cfg, a, b, dry_run), as_json)
+
+    @cli.command()
+    @click.argument("note")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def validate(c: Ctx, note, dry_run, as_json):
+        """Confirm NOTE still holds: last_validated today, confidence raised."""
+        from . import memory as M
+
+        _show_edits(M.validate(c.cfg, note, dry_run), as_json)
+
+    @cli.command()
+    @click.argument("note")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def retract(c: Ctx, note, dry_run, as_json):
+        """Mark NOTE retracted (kept in the vault, demoted in answers)."""
+        from . import memory as M
+
+        _show_edits(M.retract(c.cfg, note, dry_run), as_json)
+
+    @cli.command()
+    @click.option("--apply", "apply_ids", multiple=True, help="Apply these proposal numbers (repeatable, or 1,3,5).")
+    @click.option("--limit", type=click.IntRange(1), default=None, help="Proposals shown per kind (default report_max_items).")
+    @dry_opt
+    @json_opt
+    @click.pass_obj
+    def reorganize(c: Ctx, apply_ids, limit, dry_run, as_json):
+        """Hygiene proposals; --apply ID... applies the chosen safe ones (nothing is ever deleted)."""
+        from . import reorganize as R
+
+        cfg = c.cfg
+        conn = _open(c)
+        props = R.proposals(cfg, conn)
+        conn.close()
+        if not apply_ids:
+            if as_json:
+                return echo_json({"proposals": props})
+            click.echo(R.render(props, limit or cfg.report_max_items), nl=False)
+            return
+        ids = R.parse_ids(apply_ids, props)
+        results = R.apply(cfg, props, ids, dry_run=dry_run, echo=None if as_json else click.echo)
+        if as_json:
+            echo_json({"applied": results, "dry_run": dry_run})
+
+    @cli.command(name="eval")
+    @click.argument("questions", required=False, type=click.Path())
+    @click.option("-v", "--verbose", is_flag=True, help="Also list the questions query missed.")
+    @json_opt
+    @click.pass_obj
+    def eval_(c: Ctx, questions, verbose, as_json):
+        """Recall@1, recall@5 and MRR per kind for query and a plain BM25 baseline."""
+        from . import evaluate as E
+        from .config import load_config
+        from .index import open_index, sync
+
+        path = questions or E.default_questions()
+        qs, named_vault = E.load_questions(path)
+        cfg = c.cfg
+        if named_vault and cfg.sources.get("vault") != "command line":
+            cache = cfg.cache_dir if cfg.sources.get("cache_dir") == "command line" else None
+            cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
+        cfg.require_vault()
+        sync(cfg, write_outputs=False)
+        conn = open_index(cfg)
+        res = E.run(cfg, conn, qs)
+        if as_json:
+            return echo_json(res)
+        click.echo(f"{len(qs)} questions over {cfg.vault}\n")
+        click.echo(E.markdown(res["summary"]), nl=False)
+        if verbose:
+            for line in E.failures(res):
+                click.echo(f"missed: {line}")

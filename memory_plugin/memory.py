@@ -1,0 +1,502 @@
+"""The write path: typed memory notes, supersede / contradict / validate / retract, near-duplicates,
+and confidence with decay.
+
+Every write goes through `_write`: inside the vault, atomic, under the vault lock, then re-indexed
+so the note is findable at once. Existing notes only ever get property lines changed
+(`propedit`), or a dated section appended (`--merge`).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import math
+import os
+import re
+import sqlite3
+from difflib import SequenceMatcher
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import propedit, textutil
+from .config import Config
+from .errors import MemoryPluginError, NoteNotFound, VaultError
+from .fsutil import atomic_write, file_lock
+
+MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
+HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
+RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
+_BAD_CHARS = re.compile(r'[*"<>:|?#^\[\]\x00-\x1f]')
+
+
+class MemoryError_(MemoryPluginError):
+    pass
+
+
+class DuplicateNote(MemoryPluginError):
+    pass
+
+
+# ---------------------------------------------------------------- confidence
+
+class Confidence(dict):
+    """A dict for --json, one readable line for `explain`."""
+
+    def __str__(self) -> str:
+        s = f"{self['effective']:.2f} (stored {self['stored']:.2f}"
+        if self.get("since"):
+            s += f", since {self['since']}, {self['age_days']} d ago, half-life {self['half_life_days']} d"
+        if self.get("uses"):
+            s += f", returned {self['uses']}× by query"
+        return s + ")"
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+def parse_date(value: Any) -> _dt.date | None:
+    if isinstance(value, _dt.datetime):
+        return value.date()
+    if isinstance(value, _dt.date):
+        return value
+    if isinstance(value, str):
+        m = re.match(r"\s*(\d{4})-(\d{2})-(\d{2})", value)
+        if m:
+            try:
+                return _dt.date(int(m[1]), int(m[2]), int(m[3]))
+            except ValueError:
+                return None
+    return None
+
+
+def stored_confidence(cfg: Config, props: dict) -> float:
+    c = props.get("confidence")
+    if isinstance(c, (int, float)) and not isinstance(c, bool):
+        return max(0.0, min(1.0, float(c if c <= 1 else c / 100)))
+    return float(cfg.confidence_default)
+
+
+def confidence(cfg: Config, props: dict, created: str | None, uses: int = 0,
+               today: _dt.date | None = None) -> Confidence:
+    """Stored confidence halved every `confidence_half_life_days` since `last_validated` (else
+    `created`), then raised by use: each return by `query` closes part of the gap to 1."""
+    today = today or _dt.date.today()
+    stored = stored_confidence(cfg, props)
+    since = parse_date(props.get("last_validated")) or parse_date(props.get("created")) or parse_date(created)
+    age = max(0, (today - since).days) if since else 0
+    hl = float(cfg.confidence_half_life_days) or 0
+    decayed = stored * (0.5 ** (age / hl)) if hl > 0 else stored
+    boost = 0.3 * (1 - 0.5 ** (uses / 10)) if uses > 0 else 0.0
+    eff = decayed + (1 - decayed) * boost
+    return Confidence(effective=round(eff, 3), stored=round(stored, 3), decayed=round(decayed, 3),
+                      since=since.isoformat() if since else None, age_days=age,
+                      half_life_days=cfg.confidence_half_life_days, uses=uses)
+
+
+def effective_confidence(cfg: Config, conn: sqlite3.Connection, path: str,
+                         today: _dt.date | None = None) -> Confidence:
+    row = conn.execute("SELECT props, created FROM notes WHERE path=?", (path,)).fetchone()
+    if not row:
+        raise NoteNotFound(f"no note at {path}")
+    u = conn.execute("SELECT hits FROM usage WHERE path=?", (path,)).fetchone()
+    return confidence(cfg, json.loads(row[0] or "{}"), row[1], u[0] if u else 0, today)
+
+
+def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
+    """Count a return by `query` (best effort: a busy index skips the count, never the answer)."""
+    paths = list(paths)
+    if not paths:
+        return
+    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    try:
+        conn.execute("PRAGMA busy_timeout=300")
+        conn.executemany("INSERT INTO usage(path, hits, last_hit) VALUES (?, 1, ?) ON CONFLICT(path) "
+                         "DO UPDATE SET hits = hits + 1, last_hit = excluded.last_hit",
+                         [(p, now) for p in paths])
+    except sqlite3.Error:
+        pass
+
+
+# ---------------------------------------------------------------- similarity
+
+def _norm_title(t: str) -> str:
+    return " ".join(textutil.words(t))
+
+
+def _shingles(text: str, n: int = 3) -> set[tuple[str, ...]]:
+    ws = [w for w in textutil.words(text) if w not in textutil.STOPWORDS]
+    return {tuple(ws[i:i + n]) for i in range(max(0, len(ws) - n + 1))}
+
+
+def similarity(a: dict, b: dict) -> tuple[float, list[str]]:
+    """How alike two notes are ({title, type, text}): (score 0..1, reasons)."""
+    reasons = []
+    ta, tb = _norm_title(a["title"]), _norm_title(b["title"])
+    if ta and ta == tb:
+        tsim = 1.0
+        reasons.append("same title")
+    else:
+        wa, wb = set(ta.split()) - textutil.STOPWORDS, set(tb.split()) - textutil.STOPWORDS
+        jac = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
+        tsim = max(jac, SequenceMatcher(None, ta, tb).ratio() if ta and tb else 0.0)
+        if tsim >= 0.6:
+            reasons.append(f"similar title ({tsim:.2f})")
+    sa, sb = _shingles(a.get("text", "")), _shingles(b.get("text", ""))
+    bsim = 0.0
+    if len(sa) >= 4 and len(sb) >= 4:
+        inter = len(sa & sb)
+        bsim = max(inter / len(sa | sb), inter / min(len(sa), len(sb)) * 0.9)
+        if bsim >= 0.3:
+            reasons.append(f"body overlap {bsim:.2f}")
+    same_type = bool(a.get("type")) and a.get("type") == b.get("type")
+    if same_type and reasons:
+        reasons.append(f"same type {a['type']}")
+    score = max(tsim, bsim) + (0.05 if same_type else 0.0)
+    return round(min(score, 1.0), 3), reasons
+
+
+def is_duplicate(score: float, reasons: list[str], strict: bool = False) -> bool:
+    """Near-duplicate? `strict` (reorganize, comparing notes already in the vault) also wants the
+    bodies to overlap or the type to be a memory type: two READMEs in two projects are not duplicates."""
+    titles = [r for r in reasons if "title" in r]
+    body = [r for r in reasons if r.startswith("body overlap")]
+    tsim = 1.0 if "same title" in reasons else (float(titles[0].split("(")[1][:-1]) if titles else 0)
+    bsim = float(body[0].split()[-1]) if body else 0
+    same_type = any(r.startswith("same type") for r in reasons)
+    if strict:
+        typed = any(r.startswith("same type") and r.split()[-1] != "note" for r in reasons)
+        return bsim >= 0.45 or "identical content" in reasons or (tsim >= 0.85 and typed)
+    return tsim >= 0.85 or bsim >= 0.6 or (tsim >= 0.7 and same_type) or (bsim >= 0.45 and same_type)
+
+
+def find_similar(conn: sqlite3.Connection, title: str, text: str, type_: str | None,
+                 exclude: Iterable[str] = (), limit: int = 5) -> list[dict]:
+    """Near-duplicates of a would-be note among the indexed (non-private) notes."""
+    ws = [w for w in textutil.words(f"{title} {title} {text}") if w not in textutil.STOPWORDS]
+    if not ws:
+        return []
+    seen = []
+    for w in ws:
+        if w not in seen:
+            seen.append(w)
+    q = textutil.fts_or(seen[:24])
+    rows = conn.execute(
+        "SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM fts f JOIN notes n ON n.id = f.rowid "
+        "WHERE fts MATCH ? AND n.private = 0 AND n.type != 'journal' "
+        "ORDER BY bm25(fts, 10.0, 6.0, 2.0, 3.0, 1.0) LIMIT 40", (q,)).fetchall()
+    same = conn.execute("SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM notes n "
+                        "JOIN fts f ON f.rowid = n.id WHERE lower(n.title) = ? AND n.private = 0",
+                        (textutil.fold(title),)).fetchall()
+    ex = set(exclude)
+    out, done = [], set()
+    me = {"title": title, "type": type_, "text": f"{text}"}
+    for path, t, dt, typ, summary, body in same + rows:
+        if path in done or path in ex:
+            continue
+        done.add(path)
+        score, reasons = max((similarity(me, {"title": tt, "type": typ, "text": f"{summary} {body}"})
+                              for tt in {t, dt}), key=lambda x: x[0])
+        if is_duplicate(score, reasons):
+            out.append({"path": path, "title": dt, "type": typ, "score": score, "reasons": reasons})
+    out.sort(key=lambda d: (-d["score"], d["path"]))
+    return out[:limit]
+
+
+# ---------------------------------------------------------------- file names and writing
+
+def safe_filename(title: str) -> str:
+    """A file name (without .md) for a title, or VaultError when the title would escape the vault."""
+    t = title.strip()
+    if not t:
+        raise MemoryError_("empty title: give --title a few words naming the memory")
+    if "/" in t or "\\" in t or t.startswith("~") or os.path.isabs(t) or re.match(r"^[A-Za-z]:", t):
+        raise VaultError(f"title `{title}` contains a path (/, \\, ~ or a drive): "
+                         "give a plain title; the folder comes from --type")
+    if t in (".", "..") or t.startswith("."):
+        raise VaultError(f"title `{title}` would make a hidden or special file: start it with a letter")
+    name = _BAD_CHARS.sub(lambda m: " -" if m.group() == ":" else "", t)
+    name = re.sub(r"\s+", " ", name).strip(" .")
+    if not name:
+        raise MemoryError_(f"title `{title}` has no usable characters: use letters or digits")
+    if name.split(".")[0].lower() in RESERVED:
+        raise VaultError(f"title `{title}` is a reserved file name on Windows: choose another title")
+    return name[:120].rstrip(" .")
+
+
+def inside_vault(cfg: Config, rel: str) -> Path:
+    vault = Path(os.path.realpath(cfg.vault))
+    full = Path(os.path.realpath(vault / rel))
+    if vault not in full.parents:
+        raise VaultError(f"{rel} would be written outside the vault {cfg.vault}: check type_folders")
+    return full
+
+
+def vault_lock(cfg: Config, timeout: float = 30):
+    cfg.ensure_cache_dir()
+    return file_lock(cfg.path("vault.lock"), timeout=timeout)
+
+
+def _reindex(cfg: Config, rels: list[str]) -> None:
+    from .index import reindex
+
+    reindex(cfg, rels)
+
+
+def open_or_build(cfg: Config) -> sqlite3.Connection:
+    from .errors import IndexMissing
+    from .index import open_index, sync
+
+    cfg.require_vault()
+    try:
+        return open_index(cfg)
+    except IndexMissing:
+        sync(cfg, write_outputs=False)
+        return open_index(cfg)
+
+
+def link_name(conn: sqlite3.Connection, path: str) -> str:
+    """How to write a wikilink to `path`: its name, or its path when several files share the name."""
+    name = path.rsplit("/", 1)[-1][:-3]
+    n = conn.execute("SELECT count(*) FROM files WHERE name_lc = ?", (textutil.fold(name) + ".md",)).fetchone()[0]
+    if n > 1:
+        return path[:-3]
+    return name
+
+
+def concept_mentions(conn: sqlite3.Connection, text: str, skip: set[str]) -> list[tuple[str, str]]:
+    """Concept notes whose name or alias `text` mentions: [(path, matched words)]."""
+    folded = textutil.fold(text)
+    out = []
+    for path, title, aliases in conn.execute(
+            "SELECT path, title, aliases FROM notes WHERE type = 'concept' AND private = 0 ORDER BY path"):
+        if path in skip:
+            continue
+        for name in [title, *json.loads(aliases or "[]")]:
+            short = len(name) <= 3
+            hay, needle = (text, name) if short else (folded, textutil.fold(name))
+            if re.search(rf"(?<![^\W_]){re.escape(needle)}(?![^\W_])", hay):
+                out.append((path, name))
+                break
+    return out
+
+
+def read_text(path: Path, what: str) -> str:
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise MemoryError_(f"{what} {path} cannot be read ({e.strerror}): check the path") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MemoryError_(f"{what} {path} is not UTF-8 text: convert it (iconv -t utf-8) and try again") from None
+
+
+def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterable[str] = (),
+             links: Iterable[str] = (), project: str | None = None, body: str | None = None,
+             merge: str | None = None, force: bool = False, dry_run: bool = False,
+             today: _dt.date | None = None) -> dict:
+    """Write a new typed memory note (or append to `merge`). Refuses near-duplicates unless forced."""
+    from .graph import find_note
+
+    if type_ not in MEMORY_TYPES:
+        raise MemoryError_(f"unknown type `{type_}`: use one of {', '.join(MEMORY_TYPES)}")
+    summary = (summary or "").strip()
+    if not summary:
+        raise MemoryError_("empty summary: give --summary one sentence saying what to remember")
+    if "\n" in summary:
+        summary = " ".join(summary.split())
+    name = safe_filename(title)
+    tag_list = []
+    for t in [type_] if type_ != "note" else []:
+        tag_list.append(t)
+    for t in tags:
+        t = t.strip().lstrip("#")
+        if not t or re.search(r"[\s,\[\]{}]", t):
+            raise MemoryError_(f"tag `{t}` is not a valid tag: use letters, digits, - _ and / only")
+        if t.lower() not in {x.lower() for x in tag_list}:
+            tag_list.append(t)
+    folder = cfg.type_folders.get(type_) or cfg.type_folders.get("note", "Inbox")
+    today = today or _dt.date.today()
+    body = (body or "").strip("\n")
+    conn = open_or_build(cfg)
+    try:
+        link_paths = []
+        for ref in links:
+            p = find_note(conn, ref)
+            if p not in link_paths:
+                link_paths.append(p)
+        if merge:
+            target = find_note(conn, merge)
+            return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
+        with vault_lock(cfg):
+            dups = find_similar(conn, title, f"{summary} {body}", type_)
+            rel = f"{folder.strip('/')}/{name}.md" if folder.strip("/") else f"{name}.md"
+            full = inside_vault(cfg, rel)
+            if full.exists() and not force:
+                raise DuplicateNote(f"{rel} already exists: use --merge '{rel}' to add to it, or --force "
+                                    "to write a second note beside it")
+            if dups and not force:
+                names = "; ".join(f"{d['path']} ({', '.join(d['reasons'])})" for d in dups[:3])
+                raise DuplicateNote(f"near-duplicate of {names}: use --merge NOTE to add to it, "
+                                    "`supersede` to replace it, or --force to write anyway")
+            n = 2
+            while full.exists():
+                rel = rel[: -3].rsplit(" ", 1)[0] if n > 2 else rel[:-3]
+                rel = f"{rel} {n}.md"
+                full = inside_vault(cfg, rel)
+                n += 1
+            mention_text = f"{title}\n{summary}\n{body}"
+            concepts = concept_mentions(conn, mention_text, set(link_paths))
+            text = _compose(conn, type_, title, name, summary, tag_list, project, body, link_paths,
+                            concepts, cfg, today)
+            result = {"path": rel, "title": title, "type": type_, "action": "created",
+                      "links": link_paths, "concepts": [p for p, _ in concepts],
+                      "overrode_duplicates": dups if force else [], "dry_run": dry_run}
+            if dry_run:
+                result["text"] = text
+                return result
+            atomic_write(full, text)
+            _reindex(cfg, [rel])
+        return result
+    finally:
+        conn.close()
+
+
+def _compose(conn, type_, title, name, summary, tags, project, body, link_paths, concepts, cfg, today) -> str:
+    props: list[tuple[str, Any]] = [("type", type_)]
+    if name != title.strip():
+        props.append(("title", title.strip()))
+    props += [("summary", summary), ("tags", tags), ("created", today), ("last_validated", today),
+              ("confidence", round(float(cfg.confidence_default), 2)),
+              ("status", "open" if type_ == "pitfall" else "current")]
+    if project:
+        props.append(("project", project))
+    if link_paths:
+        props.append(("related", [f"[[{link_name(conn, p)}]]" for p in link_paths]))
+    lines = ["---"] + [f"{k}: {propedit.render(v)}" for k, v in props] + ["---", f"# {title.strip()}", ""]
+    lines.append(body if body else summary)
+    if concepts:
+        parts = []
+        for p, matched in concepts:
+            ln = link_name(conn, p)
+            parts.append(f"[[{ln}]]" if textutil.fold(matched) == textutil.fold(ln.rsplit('/', 1)[-1])
+                         else f"[[{ln}|{matched}]]")
+        lines += ["", "Concepts: " + ", ".join(parts)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) -> dict:
+    full = inside_vault(cfg, target)
+    with vault_lock(cfg):
+        old = read_text(full, "note")
+        nl = propedit._newline(old)
+        section = [f"## {today.isoformat()}: {title.strip()}", "", summary]
+        if body:
+            section += ["", body]
+        if link_paths:
+            section += ["", "See " + ", ".join(f"[[{link_name(conn, p)}]]" for p in link_paths)]
+        sep = "" if old.endswith(("\n", "\r")) or not old else nl
+        new = old + sep + nl + nl.join(section) + nl
+        result = {"path": target, "title": title, "action": "merged", "links": link_paths,
+                  "diff": propedit.diff(target, old, new), "dry_run": dry_run}
+        if not dry_run:
+            atomic_write(full, new)
+            _reindex(cfg, [target])
+    return result
+
+
+# ---------------------------------------------------------------- changing a memory
+
+def _props_of(cfg: Config, rel: str, text: str) -> dict:
+    from .notes import parse_note
+
+    return parse_note(rel, text.encode("utf-8"), cfg.values).props
+
+
+def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> list[dict]:
+    """Apply property changes to several notes under one vault lock.
+
+    `edits` maps a vault-relative path to a function(props) -> [(key, value)]."""
+    out, written = [], []
+    with vault_lock(cfg):
+        plans = []
+        for rel, fn in edits.items():
+            full = inside_vault(cfg, rel)
+            old = read_text(full, "note")
+            changes = fn(_props_of(cfg, rel, old))
+            new = propedit.set_props(old, changes) if changes else old
+            plans.append((rel, full, old, new, changes))
+        for rel, full, old, new, changes in plans:
+            out.append({"path": rel, "changed": {k: propedit.render(v) for k, v in changes},
+                        "diff": propedit.diff(rel, old, new), "dry_run": dry_run})
+            if not dry_run and new != old:
+                atomic_write(full, new)
+                written.append(rel)
+        if written:
+            _reindex(cfg, written)
+    return out
+
+
+def _find(cfg: Config, *refs: str) -> list[str]:
+    from .graph import find_note
+
+    conn = open_or_build(cfg)
+    try:
+        return [find_note(conn, r) for r in refs]
+    finally:
+        conn.close()
+
+
+def _link(cfg: Config, path: str) -> str:
+    conn = open_or_build(cfg)
+    try:
+        return f"[[{link_name(conn, path)}]]"
+    finally:
+        conn.close()
+
+
+def _add_link(props: dict, key: str, link: str) -> list | str:
+    cur = [str(v) for v in propedit.as_list(props.get(key))]
+    if any(textutil.fold(c) == textutil.fold(link) for c in cur):
+        return cur if len(cur) != 1 else cur[0]
+    return link if not cur else cur + [link]
+
+
+def supersede(cfg: Config, old_ref: str, new_ref: str, dry_run: bool = False,
+              today: _dt.date | None = None) -> list[dict]:
+    old, new = _find(cfg, old_ref, new_ref)
+    if old == new:
+        raise MemoryError_(f"{old} cannot supersede itself: name the newer note second")
+    today = today or _dt.date.today()
+    lo, ln = _link(cfg, old), _link(cfg, new)
+    return edit_notes(cfg, {
+        old: lambda p: [("status", "superseded"), ("valid_to", today), ("superseded_by", _add_link(p, "superseded_by", ln))],
+        new: lambda p: [("supersedes", _add_link(p, "supersedes", lo))],
+    }, dry_run)
+
+
+def contradicts(cfg: Config, a_ref: str, b_ref: str, dry_run: bool = False) -> list[dict]:
+    a, b = _find(cfg, a_ref, b_ref)
+    if a == b:
+        raise MemoryError_(f"{a} cannot contradict itself: name two different notes")
+    lb = _link(cfg, b)
+    return edit_notes(cfg, {a: lambda p: [("contradicts", propedit.as_list(_add_link(p, "contradicts", lb)))]},
+                      dry_run)
+
+
+def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | None = None) -> list[dict]:
+    (path,) = _find(cfg, ref)
+    today = today or _dt.date.today()
+
+    def change(p):
+        status = str(p.get("status") or "").lower()
+        if status in ("superseded", "retracted"):
+            raise MemoryError_(f"{path} is {status}: validate its successor, or remember a new note")
+        c = stored_confidence(cfg, p)
+        return [("last_validated", today), ("confidence", round(min(1.0, c + 0.1), 2))]
+
+    return edit_notes(cfg, {path: change}, dry_run)
+
+
+def retract(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | None = None) -> list[dict]:
+    (path,) = _find(cfg, ref)
+    today = today or _dt.date.today()
+    return edit_notes(cfg, {path: lambda p: [("status", "retracted"), ("valid_to", today)]}, dry_run)

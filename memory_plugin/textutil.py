@@ -1,0 +1,90 @@
+"""Words as FTS5's unicode61 tokenizer sees them, a crude stemmer, and FTS5 query building."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+WORD_RE = re.compile(r"[^\W_]+")
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any anything are as at be because been being
+between both but by can could did do does doing done during each else ever every few for from
+further get gets got had has have having he her here hers him his how i if in into is it its itself
+just know knew known let like me more most my no nor not now of off on once only or other our ours
+out over own per please same say she should show so some such tell than that the their theirs them
+then there these they this those through to too under until up us very was we were what whats when
+where which while who whom why will with would you your yours thing things stuff make made use used
+using uses notes note vault any
+""".split())
+
+# Words that name a kind of note: they select a type instead of matching text.
+TYPE_WORDS = {
+    "pitfall": "pitfall", "pitfalls": "pitfall", "gotcha": "pitfall", "gotchas": "pitfall",
+    "decision": "decision", "decisions": "decision", "decide": "decision", "decided": "decision",
+    "convention": "convention", "conventions": "convention",
+    "pattern": "pattern", "patterns": "pattern",
+    "learning": "learning", "learnings": "learning", "learned": "learning", "lesson": "learning",
+    "lessons": "learning", "til": "learning",
+    "task": "task", "tasks": "task", "todo": "task", "todos": "task",
+    "sop": "sop", "sops": "sop", "runbook": "sop", "runbooks": "sop", "procedure": "sop",
+    "procedures": "sop", "checklist": "sop",
+    "concept": "concept", "concepts": "concept",
+}
+
+# Words that ask about the past: superseded and retracted notes come first.
+HISTORY_WORDS = frozenset("""before previously previous originally original earlier formerly former
+history historical past superseded replaced prior old older""".split())
+
+# Words about a note's status: they select by status instead of matching text.
+STATUS_WORDS = {"open": {"open", "todo", "in-progress"}, "unresolved": {"open", "todo", "in-progress"},
+                "resolved": {"resolved", "done"}, "done": {"done", "resolved"}, "current": {"current", "adopted"},
+                "adopted": {"adopted", "current"}, "todo": {"todo", "open"}}
+
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "ly", "s")
+
+
+def fold(s: str) -> str:
+    return unicodedata.normalize("NFC", s).casefold()
+
+
+def words(s: str) -> list[str]:
+    return WORD_RE.findall(fold(s))
+
+
+def stem(w: str) -> str:
+    """Suffixes off, and long words cut to six letters (configuration ~ config, parallel ~ parallelism)."""
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 4:
+            w = w[: -len(suf)]
+            break
+    return w[:6] if len(w) >= 8 and w.isalpha() else w
+
+
+def fts_term(w: str) -> str:
+    """One FTS5 term: a quoted word, or a quoted stem with a prefix star for longer words."""
+    s = stem(w)
+    if len(s) >= 4 or (s != w):
+        return f'"{s}"*'
+    return f'"{w}"'
+
+
+def fts_or(ws: list[str]) -> str:
+    return " OR ".join(fts_term(w) for w in dict.fromkeys(ws))
+
+
+def fts_and(ws: list[str]) -> str:
+    return " AND ".join(fts_term(w) for w in dict.fromkeys(ws))
+
+
+def term_regex(w: str) -> re.Pattern:
+    s = stem(w)
+    if len(s) >= 4 or s != w:
+        return re.compile(rf"(?<![^\W_]){re.escape(s)}")
+    return re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])")
+
+
+def contains_seq(hay: list[str], needle: list[str]) -> bool:
+    n = len(needle)
+    if not n or n > len(hay):
+        return False
+    return any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
