@@ -79,12 +79,13 @@ def register(cli: click.Group) -> None:
     @click.option("--body", help="Body text (markdown).")
     @click.option("--body-file", type=click.Path(allow_dash=True), help="Read the body from a file, - for stdin.")
     @click.option("--merge", help="Append a dated section to this existing note instead.")
+    @click.option("--supersedes", help="This new note replaces that one (marked superseded, kept).")
     @click.option("--force", is_flag=True, help="Write even when near-duplicates exist.")
     @dry_opt
     @json_opt
     @click.pass_obj
-    def remember(c: Ctx, type_, title, summary, tags, links, project, body, body_file, merge, force, dry_run,
-                 as_json):
+    def remember(c: Ctx, type_, title, summary, tags, links, project, body, body_file, merge, supersedes, force,
+                 dry_run, as_json):
         """Write a new typed memory note (refuses near-duplicates unless --merge or --force)."""
         from pathlib import Path
 
@@ -101,7 +102,8 @@ def register(cli: click.Group) -> None:
         elif body_file:
             body = M.read_text(Path(body_file), "body file")
         res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,
-                         project=project, body=body, merge=merge, force=force, dry_run=dry_run)
+                         project=project, body=body, merge=merge, force=force, dry_run=dry_run,
+                         supersedes=supersedes)
         if as_json:
             return echo_json(res)
         if res["action"] == "merged":
@@ -117,6 +119,8 @@ def register(cli: click.Group) -> None:
             click.echo(f"  (near-duplicate kept anyway: {d['path']})")
         if dry_run:
             click.echo(res["text"].rstrip("\n"))
+        if res.get("superseded"):
+            _show_edits(res["superseded"], False)
 
     @cli.command()
     @click.argument("old")

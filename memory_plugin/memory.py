@@ -292,7 +292,7 @@ def read_text(path: Path, what: str) -> str:
 def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterable[str] = (),
              links: Iterable[str] = (), project: str | None = None, body: str | None = None,
              merge: str | None = None, force: bool = False, dry_run: bool = False,
-             today: _dt.date | None = None) -> dict:
+             supersedes: str | None = None, today: _dt.date | None = None) -> dict:
     """Write a new typed memory note (or append to `merge`). Refuses near-duplicates unless forced."""
     from .graph import find_note
 
@@ -323,11 +323,12 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             p = find_note(conn, ref)
             if p not in link_paths:
                 link_paths.append(p)
+        old = find_note(conn, supersedes) if supersedes else None
         if merge:
             target = find_note(conn, merge)
             return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
         with vault_lock(cfg):
-            dups = find_similar(conn, title, f"{summary} {body}", type_)
+            dups = find_similar(conn, title, f"{summary} {body}", type_, exclude=[old] if old else [])
             rel = f"{folder.strip('/')}/{name}.md" if folder.strip("/") else f"{name}.md"
             full = inside_vault(cfg, rel)
             if full.exists() and not force:
@@ -355,6 +356,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
                 return result
             atomic_write(full, text)
             _reindex(cfg, [rel])
+        if old:
+            result["superseded"] = supersede(cfg, old, rel, today=today)
         return result
     finally:
         conn.close()

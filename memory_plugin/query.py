@@ -295,6 +295,13 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     cands: dict[str, _Cand] = {}
     _text_hits(conn, q, type_, cands, n_notes)
     _name_hits(conn, q, cands)
+    kinds = [type_] if type_ else sorted(q["intent"])
+    if not q["content"] and kinds:
+        # "pitfalls?" alone: every note of that kind, ranked by confidence, recency and project.
+        for (path,) in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
+                                    "AND private = 0 AND skipped = 0 LIMIT 500", kinds):
+            c = cands.setdefault(path, _Cand(path))
+            c.text, c.cover = max(c.text, 0.5), 1.0
     rows = _fetch_rows(conn, list(cands))
     base = {}
     for p, c in list(cands.items()):

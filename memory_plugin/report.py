@@ -49,8 +49,10 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
                  f"`#{cfg.convention_tag_prefix}/...` tag).")
     _more(L, len(conv), min(k, len(conv)), "conventions")
     if comms is not None:
+        how = ("Louvain communities" if n_notes <= G.LOUVAIN_MAX_NODES else
+               f"each note joined to its nearest hub (above {G.LOUVAIN_MAX_NODES:,} notes Louvain is too slow)")
         L += ["", "## Communities", "",
-              "Groups of notes that link mostly among themselves, named by their hub.", ""]
+              f"Groups of notes that link mostly among themselves, named by their hub ({how}).", ""]
         for c in comms[:k]:
             mark = "" if c["has_hub"] else " (no hub note)"
             sample = ", ".join(f"[[{m[:-3]}]]" for m in c["members"][1:6])
