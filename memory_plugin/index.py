@@ -309,17 +309,21 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
                          [_file_row(p) for p in all_paths])
         resolver = L.Resolver(all_paths)
-        notes = []
         total = len(files)
-        for note in _read_all(list(files.values()), cfg.values):
-            notes.append(note)
-            if progress and (len(notes) % 200 == 0 or len(notes) == total):
-                progress(len(notes), total)
-        if cfg.resolve_aliases:
+        done = n_warnings = 0
+        if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved
+            notes = list(_read_all(list(files.values()), cfg.values))
             resolver.aliases = {a.lower(): n.path for n in sorted(notes, key=lambda n: n.path)
                                 for a in reversed(n.aliases)}
-        for note in notes:
+            stream = iter(notes)
+        else:  # stream: no note is kept in memory after it is written
+            stream = _read_all(list(files.values()), cfg.values)
+        for note in stream:
             write_note(conn, note, resolver, cfg, fresh=True)
+            n_warnings += len(note.warnings)
+            done += 1
+            if progress and (done % 200 == 0 or done == total):
+                progress(done, total)
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
         old = cfg.path(INDEX_NAME)
         if old.exists():
@@ -341,7 +345,7 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
     from .fsutil import atomic_write
     atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False)
     return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
-            "warnings": len(scan_warnings) + sum(len(n.warnings) for n in notes)}
+            "warnings": len(scan_warnings) + n_warnings}
 
 
 def _count(cfg: Config, table: str) -> int:
