@@ -1,0 +1,169 @@
+"""query and search over a copy of the fixture vault, as whole processes and as core calls."""
+import json
+
+import pytest
+
+from conftest import run_cli
+from memory_plugin import query as Q
+from memory_plugin.config import load_config
+from memory_plugin.index import open_index, rebuild
+
+
+@pytest.fixture
+def built(vault):
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return vault
+
+
+@pytest.fixture
+def conn(built, cache_dir):
+    cfg = load_config(vault=built)
+    c = open_index(cfg)
+    yield cfg, c
+    c.close()
+
+
+def q(vault, *args):
+    r = run_cli("--vault", str(vault), "query", *args, "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def test_query_json_shape_best_first(built):
+    out = q(built, "SKIP LOCKED job queue")
+    assert set(out) >= {"query", "items", "omitted"}
+    first = out["items"][0]
+    assert first["path"] == "Projects/atlas/decisions/Use Postgres SKIP LOCKED for job queue.md"
+    assert set(first) >= {"path", "title", "type", "score", "why", "summary"}
+    scores = [i["score"] for i in out["items"]]
+    assert scores == sorted(scores, reverse=True)
+    assert any("matched" in w for w in first["why"])
+
+
+def test_alias_resolves(built):
+    assert q(built, "WAL")["items"][0]["path"] == "Concepts/Write-ahead logging.md"
+    top = q(built, "coffee rule")["items"][0]
+    assert top["path"] == "Concepts/Café au lait rule.md" and any("alias" in w for w in top["why"])
+
+
+def test_pitfalls_question_works_with_and_without_type(built):
+    a = q(built, "any pitfalls for testing?")["items"]
+    b = q(built, "testing", "--type", "pitfall")["items"]
+    assert a[0]["path"] == b[0]["path"] == "Pitfalls/Flaky tests from shared tmp dirs.md"
+    assert all(i["type"] == "pitfall" for i in b)
+
+
+def test_text_output_groups_by_kind(built):
+    r = run_cli("--vault", str(built), "query", "logging conventions")
+    assert r.returncode == 0
+    assert r.stdout.startswith("## Conventions")
+    assert "why:" in r.stdout
+
+
+def test_superseded_demoted_and_history_first(built):
+    now = [i["path"] for i in q(built, "Redis job queue")["items"]]
+    new, old = ("Projects/atlas/decisions/Use Postgres SKIP LOCKED for job queue.md",
+                "Projects/atlas/decisions/Use Redis for job queue.md")
+    assert now.index(new) < now.index(old)
+    past = [i["path"] for i in q(built, "Redis job queue", "--history")["items"]]
+    assert past.index(old) < past.index(new)
+    asked = q(built, "what did we decide before SKIP LOCKED for the atlas job queue?")
+    assert asked["items"][0]["path"] == old and asked["history"] is True
+
+
+def test_graph_bridge_reaches_linked_note(built):
+    paths = [i["path"] for i in q(built, "which concept does the SKIP LOCKED queue decision depend on?")["items"][:5]]
+    assert "Concepts/Idempotency.md" in paths
+
+
+def test_same_project_first(built, tmp_path):
+    proj = tmp_path / "code" / "beacon" / "src"
+    proj.mkdir(parents=True)
+    r = run_cli("--vault", str(built), "query", "pitfalls", "--json", env={"CLAUDE_PROJECT_DIR": str(proj)})
+    items = json.loads(r.stdout)["items"]
+    assert items[0]["project"] == "beacon"
+    r2 = q(built, "pitfalls", "--project", "atlas")
+    assert r2["items"][0]["project"] == "atlas"
+
+
+def test_budget_never_exceeded_and_omitted_counted(built):
+    for budget in (40, 100, 300):
+        r = run_cli("--vault", str(built), "query", "atlas", "--budget", str(budget))
+        assert r.returncode == 0
+        assert len(r.stdout.rstrip("\n")) <= budget * 4
+        out = q(built, "atlas", "--budget", str(budget))
+        assert len(json.dumps(out["items"], ensure_ascii=False)) <= budget * 4
+        assert out["omitted"] > 0
+    big = q(built, "atlas", "--budget", "100000")
+    assert big["omitted"] == 0 and len(big["items"]) > len(q(built, "atlas", "--budget", "100")["items"])
+
+
+def test_private_notes_never_returned(built):
+    for text in ("salary negotiation", "Salary", "sk-test", "compensation review", "Atlas launch"):
+        out = q(built, text)
+        assert all("Personal/" not in i["path"] for i in out["items"])
+        s = run_cli("--vault", str(built), "search", text, "--json")
+        hits = json.dumps(json.loads(s.stdout)["hits"])
+        assert "Personal/" not in hits and "sk-test" not in hits
+
+
+def test_negative_question_returns_nothing(built):
+    assert q(built, "what do we know about Kubernetes helm charts?")["items"] == []
+    r = run_cli("--vault", str(built), "query", "Kafka consumer group rebalancing")
+    assert r.returncode == 0 and "Nothing in the vault" in r.stdout
+
+
+def test_query_records_usage_and_explain_shows_confidence(built):
+    q(built, "WAL")
+    q(built, "WAL")
+    r = run_cli("--vault", str(built), "explain", "Write-ahead logging", "--json")
+    conf = json.loads(r.stdout)["confidence"]
+    assert conf["uses"] == 2 and conf["effective"] >= conf["decayed"]
+    text = run_cli("--vault", str(built), "explain", "Write-ahead logging").stdout
+    assert "confidence: 0." in text and "returned 2×" in text
+
+
+def test_confidence_decays_with_half_life(conn):
+    import datetime as dt
+
+    from memory_plugin.memory import confidence
+    cfg, _ = conn
+    props = {"confidence": 0.8, "last_validated": "2026-01-01"}
+    c0 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1))
+    c1 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1) + dt.timedelta(days=cfg.confidence_half_life_days))
+    assert c0["effective"] == 0.8 and abs(c1["effective"] - 0.4) < 1e-6
+    assert confidence(cfg, props, None, 20, dt.date(2026, 7, 1))["effective"] > \
+        confidence(cfg, props, None, 0, dt.date(2026, 7, 1))["effective"]
+
+
+def test_search_snippets(built):
+    r = run_cli("--vault", str(built), "search", "busy_timeout", "--json")
+    hits = json.loads(r.stdout)["hits"]
+    assert hits[0]["path"] == "Pitfalls/SQLite WAL needs busy_timeout.md"
+    assert "[" in hits[0]["snippet"]
+
+
+@pytest.mark.parametrize("args, msg", [
+    (["query", ""], "empty query"),
+    (["query", "   "], "empty query"),
+    (["query", "x", "--budget", "0"], "budget 0"),
+    (["query", "x", "--budget", "-5"], "budget -5"),
+    (["query", "x", "--type", "bogus"], "unknown type `bogus`"),
+    (["search", ""], "empty search"),
+    (["explain", "No such note anywhere"], "no note called"),
+    (["backlinks", "No such note anywhere"], "no note called"),
+])
+def test_bad_input_one_line_exit_2(built, args, msg):
+    r = run_cli("--vault", str(built), *args)
+    assert r.returncode == 2
+    assert r.stderr.startswith("Error: ") and msg in r.stderr and r.stderr.count("\n") == 1
+    assert r.stdout == ""
+
+
+def test_core_query_without_index_of_types(conn):
+    cfg, c = conn
+    with pytest.raises(Q.QueryError):
+        Q.query(cfg, c, "x", type_="nope")
+    res = Q.query(cfg, c, "job queue", record=False, project="")
+    assert res["items"] and res["omitted"] >= 0
