@@ -199,9 +199,13 @@ def session_start(payload: dict, ctx: dict) -> None:
                       + (f" Last hook error: {error}" if error else ""))
         ctx["emitted"] = True
         return
+    try:
+        synced_at = os.stat(cfg.path("sync.stamp")).st_mtime
+    except OSError:
+        synced_at = None
     text = brief.compose(data, brief_chars=cfg.brief_chars, project=project_name(payload.get("cwd")),
                          error=error, stale_after_hours=cfg.stale_after_hours,
-                         syncing=f"a background {mode} has started")
+                         syncing=f"a background {mode} has started", synced_at=synced_at)
     _emit_context(text)
     ctx["emitted"] = True
 

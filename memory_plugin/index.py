@@ -344,6 +344,7 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
     _swap_in(cfg, gen)
     from .fsutil import atomic_write
     atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False)
+    atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False)
     return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
             "warnings": len(scan_warnings) + n_warnings}
 
@@ -396,6 +397,8 @@ def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> d
     try:
         stats = _sync_locked(cfg)
         drain_pending_locked(cfg)
+        from .fsutil import atomic_write
+        atomic_write(cfg.path("sync.stamp"), f"{time.time()}\n", skip_unchanged=False)
     finally:
         lock.release()
     _drain_after_release(cfg)

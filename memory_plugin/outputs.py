@@ -17,6 +17,7 @@ def paths(cfg: Config) -> dict[str, str]:
     return {name: str(cfg.path(f)) for name, f in (
         ("index", "index.sqlite"), ("graph_json", GRAPH_JSON), ("report", REPORT), ("brief", BRIEF),
         ("html", HTML), ("hooks_log", "hooks.log"), ("rebuild_stamp", "rebuild.stamp"),
+        ("sync_stamp", "sync.stamp"),
         ("lock", "index.lock"))}
 
 
