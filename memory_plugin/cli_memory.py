@@ -207,7 +207,10 @@ def register(cli: click.Group) -> None:
         qs, named_vault = E.load_questions(path)
         cfg = c.cfg
         if named_vault and cfg.sources.get("vault") != "command line":
-            cache = cfg.cache_dir if cfg.sources.get("cache_dir") == "command line" else None
+            # The named vault gets its own cache, never the one of the user's vault.
+            from .config import default_cache_dir
+
+            cache = cfg.cache_dir if cfg.sources.get("cache_dir") == "command line" else default_cache_dir(named_vault)
             cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
         cfg.require_vault()
         sync(cfg, write_outputs=False)

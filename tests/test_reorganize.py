@@ -1,0 +1,100 @@
+"""reorganize: proposals over the fixture vault, and applying only safe, chosen ones."""
+import json
+
+import pytest
+
+from conftest import hash_tree, run_cli
+
+
+@pytest.fixture
+def built(vault):
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return vault
+
+
+def proposals(vault):
+    r = run_cli("--vault", str(vault), "reorganize", "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["proposals"]
+
+
+def test_lists_numbered_proposals_without_writing(built):
+    before = hash_tree(built)
+    r = run_cli("--vault", str(built), "reorganize")
+    assert r.returncode == 0 and "[1]" in r.stdout and "--apply" in r.stdout
+    props = proposals(built)
+    assert [p["id"] for p in props] == list(range(1, len(props) + 1))
+    kinds = {p["kind"] for p in props}
+    assert {"dangling", "missing-summary", "no-hub"} <= kinds
+    wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
+    assert wal["intended"] == "Concepts/Write-ahead logging.md" and wal["action"]["op"] == "create"
+    label_first = next(p for p in props if p["kind"] == "dangling" and p["target"] == "the SQLite decision")
+    assert label_first["intended"] == "Decisions/Use SQLite for local state.md"
+    assert all("Personal/" not in json.dumps(p) for p in props)
+    assert hash_tree(built) == before
+
+
+def test_duplicates_stale_contradiction_superseded_linked(built):
+    (built / "Learnings/Atomic writes via rename.md").write_text(
+        "---\ntype: pattern\nsummary: Write to a temp file in the same directory, fsync, then os.replace onto the target.\n---\n"
+        "Readers see either the old file or the new one, never half of it. The temp file must be on the same "
+        "file system as the target.\n")
+    (built / "Learnings/Old memory.md").write_text(
+        "---\ntype: learning\nsummary: Something from long ago.\nconfidence: 0.3\ncreated: 2020-01-01\n---\nOld.\n")
+    (built / "Decisions/Hub link.md").write_text("---\ntype: decision\nsummary: s\n---\nWe use [[Use Redis for job queue]].\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    assert run_cli("--vault", str(built), "contradicts", "Adopt ruff over flake8", "Type hints on public functions").returncode == 0
+    props = proposals(built)
+    dup = [p for p in props if p["kind"] == "duplicate"]
+    assert any(set(p["notes"]) == {"Learnings/Atomic writes via rename.md", "Patterns/Atomic write via rename.md"}
+               for p in dup)
+    assert all(p["score"] > 0 and p["reasons"] for p in dup)
+    assert not any(set(p["notes"]) == {"Projects/atlas/README.md", "Projects/beacon/README.md"} for p in dup)
+    stale = [p for p in props if p["kind"] == "stale"]
+    assert [p["notes"][0] for p in stale] == ["Learnings/Old memory.md"]
+    assert any(p["kind"] == "contradiction" for p in props)
+    sl = [p for p in props if p["kind"] == "superseded-linked"]
+    assert sl and "Decisions/Hub link.md" in sl[0]["notes"]
+    assert "Projects/atlas/Atlas.md" not in sl[0]["notes"]  # listed there as "(superseded)"
+
+
+def test_apply_only_chosen_safe_proposals(built):
+    props = proposals(built)
+    wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
+    summ = next(p for p in props if p["kind"] == "missing-summary" and p["action"])
+    manual = next(p for p in props if not p["action"])
+    note = built / summ["notes"][0]
+    body_before = note.read_text().split("---\n", 2)[2]
+    dry = run_cli("--vault", str(built), "reorganize", "--apply", str(wal["id"]), "--dry-run")
+    assert dry.returncode == 0 and "+See [[Write-ahead logging]]." in dry.stdout
+    assert not (built / "Concepts/WAL.md").exists()
+    before = hash_tree(built)
+    r = run_cli("--vault", str(built), "reorganize", "--apply", f"{wal['id']},{summ['id']}", "--apply", str(manual["id"]))
+    assert r.returncode == 0, r.stderr
+    assert "creating Concepts/WAL.md" in r.stdout and "skipped" in r.stdout
+    assert hash_tree(built) != before
+    assert (built / "Concepts/WAL.md").exists()
+    assert note.read_text().split("---\n", 2)[2] == body_before
+    assert "summary:" in note.read_text()
+    dangling = json.loads(run_cli("--vault", str(built), "dangling", "--json").stdout)
+    assert "WAL" not in [d["target"] for d in dangling]
+
+
+def test_apply_unknown_id_writes_nothing(built):
+    before = hash_tree(built)
+    for ids in ("9999", "x", "1,9999"):
+        r = run_cli("--vault", str(built), "reorganize", "--apply", ids)
+        assert r.returncode == 2 and r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1
+    assert hash_tree(built) == before
+
+
+def test_create_hub_for_community(built):
+    hub = next(p for p in proposals(built) if p["kind"] == "no-hub" and p["action"])
+    r = run_cli("--vault", str(built), "reorganize", "--apply", str(hub["id"]))
+    assert r.returncode == 0, r.stderr
+    path = hub["action"]["path"]
+    text = (built / path).read_text()
+    assert text.startswith("---\ntype: hub\n") and all(f"[[" in l for l in text.splitlines() if l.startswith("- "))
+    hubs = json.loads(run_cli("--vault", str(built), "hubs", "--json", "-n", "50").stdout)
+    assert path in [h["path"] for h in hubs]
