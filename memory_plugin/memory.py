@@ -178,10 +178,12 @@ def find_similar(conn: sqlite3.Connection, title: str, text: str, type_: str | N
         if w not in seen:
             seen.append(w)
     q = textutil.fts_or(seen[:24])
+    # Rank on the FTS table alone (cheap at 10k notes), then read the best few.
+    ids = [r[0] for r in conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? "
+                                      "ORDER BY bm25(fts, 10.0, 6.0, 2.0, 3.0, 1.0) LIMIT 40", (q,))]
     rows = conn.execute(
-        "SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM fts f JOIN notes n ON n.id = f.rowid "
-        "WHERE fts MATCH ? AND n.private = 0 AND n.type != 'journal' "
-        "ORDER BY bm25(fts, 10.0, 6.0, 2.0, 3.0, 1.0) LIMIT 40", (q,)).fetchall()
+        f"SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
+        f"WHERE n.id IN ({','.join('?' * len(ids))}) AND n.private = 0 AND n.type != 'journal'", ids).fetchall()
     same = conn.execute("SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM notes n "
                         "JOIN fts f ON f.rowid = n.id WHERE lower(n.title) = ? AND n.private = 0",
                         (textutil.fold(title),)).fetchall()

@@ -115,19 +115,31 @@ def _text_hits(conn, q: dict, type_: str | None, cands: dict[str, _Cand], n_note
     mean = sum(idf.values()) / len(idf)
     total = sum(idf.values()) + mean * len(unknown)
     content = [w for w in content if w in idf]
-    sql = ("SELECT n.path, -bm25(fts, " + BM25_WEIGHTS + ") AS s, f.title, f.aliases, f.tags, f.summary, f.body "
-           "FROM fts f JOIN notes n ON n.id = f.rowid WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0")
-    args: list[Any] = [T.fts_or(content)]
+    # Rank on the FTS table alone (cheap), then read the texts of the best hits only.
+    expr = T.fts_or(content)
     if type_:
-        sql += " AND n.type = ?"
-        args.append(type_)
-    sql += " ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT 150"
-    rows = conn.execute(sql, args).fetchall()
-    if not rows:
+        ranked = conn.execute("SELECT f.rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts f JOIN notes n ON n.id = f.rowid "
+                              "WHERE fts MATCH ? AND n.type = ? ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT 200",
+                              (expr, type_)).fetchall()
+    else:
+        ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
+                              "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT 200", (expr,)).fetchall()
+    if not ranked:
         return
-    best = rows[0][1] or 1.0
+    ids = [r[0] for r in ranked]
+    ok = {r[0]: r[1] for r in conn.execute(
+        f"SELECT id, path FROM notes WHERE id IN ({','.join('?' * len(ids))}) AND private = 0 AND skipped = 0", ids)}
+    ranked = [(rid, sc) for rid, sc in ranked if rid in ok][:80]
+    if not ranked:
+        return
+    texts = {r[0]: r[1:] for r in conn.execute(
+        f"SELECT rowid, title, aliases, tags, summary, body FROM fts WHERE rowid IN ({','.join('?' * len(ranked))})",
+        [r[0] for r in ranked])}
+    best = ranked[0][1] or 1.0
     rx = {w: T.term_regex(w) for w in content}
-    for path, s, title, aliases, tags, summary, body in rows:
+    for rid, s in ranked:
+        path = ok[rid]
+        title, aliases, tags, summary, body = texts[rid]
         hay = T.fold(f"{title}\n{aliases}\n{tags}\n{summary}\n{body}")
         head = T.fold(f"{title}\n{aliases}\n{tags}\n{summary}")
         matched = [w for w in content if rx[w].search(hay)]
