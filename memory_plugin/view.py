@@ -1,0 +1,227 @@
+"""graph.html: one self-contained page that draws the vault graph.
+
+The page is `view_template.html` with the data inlined as JSON: no CDN, no fetch, nothing loaded
+at run time, so it opens from file:// anywhere. The data is read straight from the index with SQL
+(no networkx), so `memory-plugin view` and a rebuild write the same bytes, and fast.
+
+Privacy: private notes are left out entirely. Links from them are never read, links to them are
+dropped, and tags, unresolved targets and attachments that only private notes use never appear.
+Excluded folders are never indexed, so they cannot appear either.
+"""
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .config import Config
+from .fsutil import atomic_write
+
+HTML = "graph.html"
+TEMPLATE = "view_template.html"
+DATA_MARK = "/*__GRAPH_DATA__*/"
+TITLE_MARK = "__GRAPH_TITLE__"
+SUMMARY_CHARS = 220
+PROP_CHARS = 200
+# Shown in their own place in the side panel, so not repeated under "properties".
+OWN_PLACE = {"title", "aliases", "alias", "tags", "tag", "summary", "description", "type", "status",
+             "project", "private", "cssclasses"}
+NOTE, TAG, UNRESOLVED, ATTACHMENT = 0, 1, 2, 3
+HUB, SUPERSEDED, RETRACTED = 1, 2, 4
+WIKILINK = re.compile(r"\[\[([^\]|#^]*)([^\]]*)\]\]")
+
+
+def _clip(s: str | None, n: int) -> str:
+    s = " ".join((s or "").split())
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _scrub(value: Any, hidden: set[str]) -> Any:
+    """Props and summaries with every mention of a private note they link to replaced (as a
+    wikilink, or as the plain text a summary keeps of one), and long strings clipped."""
+    if isinstance(value, str):
+        if hidden:
+            value = WIKILINK.sub(lambda m: "[[private note]]" if m.group(1).strip().lower() in hidden
+                                 else m.group(0), value)
+            for name in sorted(hidden, key=len, reverse=True):
+                value = re.sub(re.escape(name), "(private note)", value, flags=re.I)
+        return _clip(value, PROP_CHARS)
+    if isinstance(value, list):
+        return [_scrub(v, hidden) for v in value[:50]]
+    if isinstance(value, dict):
+        return {str(k): _scrub(v, hidden) for k, v in list(value.items())[:50]}
+    return value
+
+
+class _Table:
+    """Interned strings: the page gets each type, folder, project, status and edge type once."""
+
+    def __init__(self):
+        self.items: list[str] = []
+        self.pos: dict[str, int] = {}
+
+    def __call__(self, s: str | None) -> int:
+        if s is None or s == "":
+            return -1
+        if s not in self.pos:
+            self.pos[s] = len(self.items)
+            self.items.append(s)
+        return self.pos[s]
+
+
+def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
+    """Everything the page needs, as compact columns; private notes absent."""
+    from .graph import edge_type
+
+    types, folders, projects, statuses, etypes = _Table(), _Table(), _Table(), _Table(), _Table()
+    for t in ("hub", "convention", "decision", "pitfall", "pattern", "learning", "concept", "journal"):
+        types(t)
+    cols: dict[str, list] = {k: [] for k in ("id", "k", "t", "ty", "f", "p", "st", "fl", "a", "s")}
+    index: dict[str, int] = {}
+
+    def add(node_id: str, kind: int, title: str, ty=-1, f=-1, p=-1, st=-1, fl=0, aliases=(), summary=""):
+        index[node_id] = len(cols["id"])
+        for k, v in zip(cols, (node_id, kind, title, ty, f, p, st, fl, list(aliases), summary)):
+            cols[k].append(v)
+        return index[node_id]
+
+    private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private = 1")}
+    hidden_names: dict[str, set[str]] = {}
+    if private:
+        for src, linkpath, display, target in conn.execute("SELECT src, linkpath, display, target FROM links"):
+            if target in private and src not in private:
+                names = hidden_names.setdefault(src, set())
+                for name in (linkpath, linkpath.rsplit("/", 1)[-1], display):
+                    if name and name.strip():
+                        names.add(name.strip().lower())
+    props: dict[int, dict] = {}
+    rows = conn.execute("SELECT path, display_title, title, type, status, project, summary, hub, folder, "
+                        "aliases, props FROM notes WHERE private = 0 ORDER BY path").fetchall()
+    for path, dtitle, title, typ, status, project, summary, hub, folder, aliases, prop_json in rows:
+        hidden = hidden_names.get(path, set())
+        st = (status or "").lower()
+        fl = (HUB if hub else 0) | (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
+        i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
+                projects(project), statuses(status), fl, json.loads(aliases or "[]"),
+                _scrub(_clip(summary, SUMMARY_CHARS), hidden))
+        p = {k: v for k, v in json.loads(prop_json or "{}").items() if k.lower() not in OWN_PLACE}
+        if p:
+            props[i] = _scrub(p, hidden)
+
+    attachments = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note = 0")}
+    edges: dict[tuple[int, int, int], None] = {}
+    n_links = 0
+    for src, kind, prop, linkpath, target in conn.execute(
+            "SELECT src, kind, prop, linkpath, target FROM links ORDER BY src, line"):
+        s = index.get(src)
+        if s is None or target in private:  # from a private note, or to one
+            continue
+        n_links += 1
+        if target is None:
+            nid = f"unresolved:{linkpath.lower()}"
+            t = index[nid] if nid in index else add(nid, UNRESOLVED, linkpath)
+        elif target in index:
+            t = index[target]
+        elif target in attachments:
+            t = add(target, ATTACHMENT, target.rsplit("/", 1)[-1])
+        else:
+            continue
+        if s != t:
+            edges[(s, t, etypes(edge_type(kind, prop)))] = None
+    for path, tag in conn.execute("SELECT path, tag_lc FROM tags ORDER BY tag_lc, path"):
+        s = index.get(path)
+        if s is None:
+            continue
+        name = tag
+        t = index.get(f"tag:{name}")
+        if t is None:
+            t = add(f"tag:{name}", TAG, "#" + name)
+            while "/" in name:  # the tag hierarchy, as graph.build_graph draws it
+                parent = name.rsplit("/", 1)[0]
+                pt = index.get(f"tag:{parent}")
+                if pt is None:
+                    pt = add(f"tag:{parent}", TAG, "#" + parent)
+                edges[(index[f"tag:{name}"], pt, etypes("subtag_of"))] = None
+                name = parent
+        edges[(s, t, etypes("tagged"))] = None
+    for (s, t, ty) in edges:  # a note that something supersedes is superseded
+        if etypes.items[ty] == "supersedes" and cols["k"][t] == NOTE:
+            cols["fl"][t] |= SUPERSEDED
+
+    flat = [x for e in edges for x in e]
+    n_notes = len(rows)
+    return {
+        "meta": {"vault": cfg.vault.name if cfg.vault else "", "notes": n_notes, "links": n_links,
+                 "tags": sum(1 for k in cols["k"] if k == TAG),
+                 "unresolved": sum(1 for k in cols["k"] if k == UNRESOLVED),
+                 "attachments": sum(1 for k in cols["k"] if k == ATTACHMENT),
+                 "max_nodes": cfg.html_max_nodes, "updated": _updated(conn)},
+        "types": types.items, "folders": folders.items, "projects": projects.items,
+        "statuses": statuses.items, "etypes": etypes.items,
+        "nodes": cols, "edges": flat, "props": props,
+        "initial": initial_subset(cols, flat, n_notes, cfg.html_max_nodes, cfg.hub_count,
+                                  journal=types.pos.get("journal")),
+    }
+
+
+def _updated(conn: sqlite3.Connection) -> float:
+    row = conn.execute("SELECT value FROM meta WHERE key IN ('changed_at', 'built_at') "
+                       "ORDER BY key = 'changed_at' DESC LIMIT 1").fetchone()
+    try:
+        return float(row[0]) if row else 0.0
+    except ValueError:
+        return 0.0
+
+
+def initial_subset(cols: dict, flat: list[int], n_notes: int, max_nodes: int, hub_count: int,
+                   journal: int | None) -> list[int]:
+    """The notes drawn when the page opens: all of them in a small vault; else hubs (authored first,
+    then by degree, journal never) and their best-linked neighbours, within the node budget. Notes
+    are the first `n_notes` rows."""
+    if n_notes <= max_nodes:
+        return list(range(n_notes))
+    budget = max(1, int(max_nodes * 0.85))  # room for unresolved targets, attachments and tags
+    nbrs: list[set[int]] = [set() for _ in range(n_notes)]
+    for j in range(0, len(flat), 3):
+        s, t = flat[j], flat[j + 1]
+        if s < n_notes and t < n_notes:
+            nbrs[s].add(t)
+            nbrs[t].add(s)
+    deg = [len(x) for x in nbrs]
+    ranked = sorted((i for i in range(n_notes) if cols["ty"][i] != journal),
+                    key=lambda i: (not cols["fl"][i] & HUB, -deg[i], cols["id"][i]))
+    seeds = [i for i in ranked if cols["fl"][i] & HUB or deg[i] > 0][:max(hub_count, budget // 25)]
+    chosen = dict.fromkeys(seeds[:budget])
+    per_seed = max(1, (budget - len(chosen)) // max(1, len(seeds)))
+    for s in seeds:
+        for t in sorted(nbrs[s] - chosen.keys(), key=lambda i: (-deg[i], cols["id"][i]))[:per_seed]:
+            if len(chosen) >= budget:
+                break
+            chosen[t] = None
+    for i in ranked:  # room left: the next best-linked notes
+        if len(chosen) >= budget:
+            break
+        chosen.setdefault(i, None)
+    return sorted(chosen)
+
+
+def render(data: dict) -> str:
+    """The page: the template with the data inlined. `<` is escaped inside the JSON so that no
+    note title can close the script element."""
+    template = resources.files("memory_plugin").joinpath(TEMPLATE).read_text(encoding="utf-8")
+    blob = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+    blob = blob.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    title = (data["meta"]["vault"] or "vault").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    head, _, tail = template.partition(DATA_MARK)
+    return head.replace(TITLE_MARK, title) + blob + tail
+
+
+def write_html(cfg: Config, conn: sqlite3.Connection, g=None, out: str | Path | None = None) -> Path:
+    """Write graph.html (or `out`) from the index. `g` is accepted for outputs.write_all and not
+    needed: the page is built from SQL so every caller writes the same bytes."""
+    path = Path(out) if out else cfg.path(HTML)
+    atomic_write(path, render(build_data(cfg, conn)))
+    return path

@@ -1,0 +1,151 @@
+"""graph.html without a browser: written by `view` and by every rebuild, private-safe, self-contained,
+bounded in size."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import gen_vault, run_cli
+from memory_plugin import view as V
+from memory_plugin.config import load_config
+from memory_plugin.index import open_index, rebuild
+
+
+def _page_data(html: str) -> dict:
+    m = re.search(r'<script type="application/json" id="graph-data">(.*?)</script>', html, re.S)
+    assert m, "the data script element is missing"
+    return json.loads(m.group(1))
+
+
+def _build(vault: Path, **overrides):
+    cfg = load_config(vault=vault, overrides=overrides or None)
+    rebuild(cfg)
+    return cfg
+
+
+def test_view_writes_the_page_and_prints_its_path(vault, cache_dir):
+    assert run_cli("--vault", str(vault), "rebuild").returncode == 0
+    page = cache_dir / "graph.html"
+    page.unlink()
+    r = run_cli("--vault", str(vault), "view")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(page)
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!doctype html>")
+    assert _page_data(html)["meta"]["notes"] > 0
+
+
+def test_view_out_writes_elsewhere(vault, tmp_path):
+    run_cli("--vault", str(vault), "rebuild")
+    out = tmp_path / "sub" / "g.html"
+    r = run_cli("--vault", str(vault), "view", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == str(out) and out.exists()
+
+
+def test_view_without_index_says_how_to_fix(vault):
+    r = run_cli("--vault", str(vault), "view")
+    assert r.returncode != 0
+    assert "memory-plugin rebuild" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_rebuild_and_view_write_the_same_page(vault, cache_dir, tmp_path):
+    run_cli("--vault", str(vault), "rebuild")
+    out = tmp_path / "again.html"
+    run_cli("--vault", str(vault), "view", "--out", str(out))
+    assert (cache_dir / "graph.html").read_bytes() == out.read_bytes()
+
+
+def test_status_and_report_link_to_the_page(vault, cache_dir):
+    run_cli("--vault", str(vault), "rebuild")
+    assert f"file://{cache_dir / 'graph.html'}" in run_cli("--vault", str(vault), "status").stdout
+    assert "(graph.html)" in (cache_dir / "GRAPH_REPORT.md").read_text(encoding="utf-8")
+
+
+def test_private_notes_and_excluded_folders_never_appear(vault, cache_dir):
+    (vault / "Personal" / "Diary.md").write_text(
+        "---\nprivate: true\ntags: [zzsecrettag]\naliases: [zzsecretalias]\n---\n# Diary\n"
+        "Met [[Zzsecret unwritten target]] and embedded ![[Attachments/zzsecret.png]].\n", encoding="utf-8")
+    (vault / "Attachments" / "zzsecret.png").write_bytes(b"\x89PNG")
+    (vault / "Inbox" / "Points at diary.md").write_text(
+        "---\nrelated: \"[[Diary]]\"\n---\nSee [[Diary]] and [[Home]].\n", encoding="utf-8")
+    (vault / "Templates").mkdir(exist_ok=True)
+    (vault / "Templates" / "Zzexcluded template.md").write_text("# Zzexcluded template\n[[Home]]\n", encoding="utf-8")
+    cfg = _build(vault)
+    html = (cache_dir / "graph.html").read_text(encoding="utf-8")
+    conn = open_index(cfg)
+    private = conn.execute("SELECT path, title FROM notes WHERE private = 1").fetchall()
+    conn.close()
+    assert len(private) >= 2
+    for path, title in private:
+        assert path not in html and title not in html, path
+    for secret in ("zzsecret", "sk-test", "Zzexcluded", "Templates/"):
+        assert secret.lower() not in html.lower(), secret
+    data = _page_data(html)
+    i = data["nodes"]["id"].index("Inbox/Points at diary.md")
+    flat = data["edges"]
+    assert [flat[j + 1] for j in range(0, len(flat), 3) if flat[j] == i] == [data["nodes"]["id"].index("Home.md")]
+    assert data["props"][str(i)]["related"] == "[[private note]]"
+
+
+def test_page_is_self_contained(vault, cache_dir):
+    (vault / "Inbox" / "Nasty.md").write_text(
+        "---\naliases: ['</script><script>alert(1)</script>']\nsource: https://example.com/x\n---\n"
+        "# Nasty </script> title\n", encoding="utf-8")
+    _build(vault)
+    html = (cache_dir / "graph.html").read_text(encoding="utf-8")
+    assert html.count("</script>") == 2  # the data and the code, nothing broke out
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", html, re.I)
+    code = html.split('id="graph-data">', 1)[0] + html.rsplit("</script>", 2)[1]
+    for forbidden in ("fetch(", "XMLHttpRequest", "import(", "WebSocket", "EventSource", "sendBeacon",
+                      "@import", "url(http", "<iframe", "<link rel=\"stylesheet\""):
+        assert forbidden not in code, forbidden
+    assert "default-src 'none'" in html  # and the browser refuses anything else
+    data = _page_data(html)
+    assert "</script><script>alert(1)</script>" in [a for al in data["nodes"]["a"] for a in al]
+
+
+def test_all_notes_are_searchable_but_only_a_subset_is_drawn(tmp_path, cache_dir):
+    v = gen_vault(tmp_path / "v", 300)
+    cfg = _build(v, html_max_nodes=60)
+    data = V.build_data(cfg, open_index(cfg))
+    assert data["meta"]["notes"] == 300
+    assert sum(1 for k in data["nodes"]["k"] if k == V.NOTE) == 300
+    initial = data["initial"]
+    assert 0 < len(initial) <= 60
+    hubs = [i for i in range(300) if data["nodes"]["fl"][i] & V.HUB]
+    assert hubs and set(hubs[:5]) <= set(initial)
+
+
+def test_small_vault_draws_every_note(vault, cache_dir):
+    cfg = _build(vault)
+    data = V.build_data(cfg, open_index(cfg))
+    assert data["initial"] == list(range(data["meta"]["notes"]))
+
+
+def test_superseded_and_retracted_are_flagged(vault, cache_dir):
+    (vault / "Decisions" / "Zz old.md").write_text("---\ntype: decision\nstatus: retracted\n---\n# Zz old\n",
+                                                  encoding="utf-8")
+    (vault / "Decisions" / "Zz older.md").write_text("---\ntype: decision\n---\n# Zz older\n", encoding="utf-8")
+    (vault / "Decisions" / "Zz new.md").write_text("---\ntype: decision\nsupersedes: \"[[Zz older]]\"\n---\n",
+                                                  encoding="utf-8")
+    cfg = _build(vault)
+    data = V.build_data(cfg, open_index(cfg))
+    ids, fl = data["nodes"]["id"], data["nodes"]["fl"]
+    assert fl[ids.index("Decisions/Zz old.md")] & V.RETRACTED
+    assert fl[ids.index("Decisions/Zz older.md")] & V.SUPERSEDED
+    assert not fl[ids.index("Decisions/Zz new.md")] & V.SUPERSEDED
+    assert "supersedes" in data["etypes"]
+
+
+@pytest.mark.slow
+def test_page_stays_under_10_mb_at_10k_notes(tmp_path, cache_dir):
+    """Measured on 2k notes and extrapolated linearly (the page is linear in notes and links);
+    bench/bench_view.py measures a real 10k vault."""
+    v = gen_vault(tmp_path / "v", 2000)
+    _build(v)
+    size = (cache_dir / "graph.html").stat().st_size
+    assert size * 5 < 10_000_000, f"{size} bytes at 2k notes"
