@@ -92,13 +92,13 @@ def register(cli: click.Group) -> None:
         from . import memory as M
 
         if body is not None and body_file:
-            raise M.MemoryError_("give --body or --body-file, not both")
+            raise M.MemoryWriteError("give --body or --body-file, not both")
         if body_file == "-":
             data = sys.stdin.buffer.read()
             try:
                 body = data.decode("utf-8")
             except UnicodeDecodeError:
-                raise M.MemoryError_("the body on stdin is not UTF-8 text: convert it and try again") from None
+                raise M.MemoryWriteError("the body on stdin is not UTF-8 text: convert it and try again") from None
         elif body_file:
             body = M.read_text(Path(body_file), "body file")
         res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,

@@ -28,7 +28,7 @@ RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"
 _BAD_CHARS = re.compile(r'[*"<>:|?#^\[\]\x00-\x1f]')
 
 
-class MemoryError_(MemoryPluginError):
+class MemoryWriteError(MemoryPluginError):
     pass
 
 
@@ -208,7 +208,7 @@ def safe_filename(title: str) -> str:
     """A file name (without .md) for a title, or VaultError when the title would escape the vault."""
     t = title.strip()
     if not t:
-        raise MemoryError_("empty title: give --title a few words naming the memory")
+        raise MemoryWriteError("empty title: give --title a few words naming the memory")
     if "/" in t or "\\" in t or t.startswith("~") or os.path.isabs(t) or re.match(r"^[A-Za-z]:", t):
         raise VaultError(f"title `{title}` contains a path (/, \\, ~ or a drive): "
                          "give a plain title; the folder comes from --type")
@@ -217,7 +217,7 @@ def safe_filename(title: str) -> str:
     name = _BAD_CHARS.sub(lambda m: " -" if m.group() == ":" else "", t)
     name = re.sub(r"\s+", " ", name).strip(" .")
     if not name:
-        raise MemoryError_(f"title `{title}` has no usable characters: use letters or digits")
+        raise MemoryWriteError(f"title `{title}` has no usable characters: use letters or digits")
     if name.split(".")[0].lower() in RESERVED:
         raise VaultError(f"title `{title}` is a reserved file name on Windows: choose another title")
     return name[:120].rstrip(" .")
@@ -284,11 +284,11 @@ def read_text(path: Path, what: str) -> str:
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise MemoryError_(f"{what} {path} cannot be read ({e.strerror}): check the path") from None
+        raise MemoryWriteError(f"{what} {path} cannot be read ({e.strerror}): check the path") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise MemoryError_(f"{what} {path} is not UTF-8 text: convert it (iconv -t utf-8) and try again") from None
+        raise MemoryWriteError(f"{what} {path} is not UTF-8 text: convert it (iconv -t utf-8) and try again") from None
 
 
 def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterable[str] = (),
@@ -299,10 +299,10 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
     from .graph import find_note
 
     if type_ not in MEMORY_TYPES:
-        raise MemoryError_(f"unknown type `{type_}`: use one of {', '.join(MEMORY_TYPES)}")
+        raise MemoryWriteError(f"unknown type `{type_}`: use one of {', '.join(MEMORY_TYPES)}")
     summary = (summary or "").strip()
     if not summary:
-        raise MemoryError_("empty summary: give --summary one sentence saying what to remember")
+        raise MemoryWriteError("empty summary: give --summary one sentence saying what to remember")
     if "\n" in summary:
         summary = " ".join(summary.split())
     name = safe_filename(title)
@@ -312,7 +312,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
     for t in tags:
         t = t.strip().lstrip("#")
         if not t or re.search(r"[\s,\[\]{}]", t):
-            raise MemoryError_(f"tag `{t}` is not a valid tag: use letters, digits, - _ and / only")
+            raise MemoryWriteError(f"tag `{t}` is not a valid tag: use letters, digits, - _ and / only")
         if t.lower() not in {x.lower() for x in tag_list}:
             tag_list.append(t)
     folder = cfg.type_folders.get(type_) or cfg.type_folders.get("note", "Inbox")
@@ -469,7 +469,7 @@ def supersede(cfg: Config, old_ref: str, new_ref: str, dry_run: bool = False,
               today: _dt.date | None = None) -> list[dict]:
     old, new = _find(cfg, old_ref, new_ref)
     if old == new:
-        raise MemoryError_(f"{old} cannot supersede itself: name the newer note second")
+        raise MemoryWriteError(f"{old} cannot supersede itself: name the newer note second")
     today = today or _dt.date.today()
     lo, ln = _link(cfg, old), _link(cfg, new)
     return edit_notes(cfg, {
@@ -481,7 +481,7 @@ def supersede(cfg: Config, old_ref: str, new_ref: str, dry_run: bool = False,
 def contradicts(cfg: Config, a_ref: str, b_ref: str, dry_run: bool = False) -> list[dict]:
     a, b = _find(cfg, a_ref, b_ref)
     if a == b:
-        raise MemoryError_(f"{a} cannot contradict itself: name two different notes")
+        raise MemoryWriteError(f"{a} cannot contradict itself: name two different notes")
     lb = _link(cfg, b)
     return edit_notes(cfg, {a: lambda p: [("contradicts", propedit.as_list(_add_link(p, "contradicts", lb)))]},
                       dry_run)
@@ -494,7 +494,7 @@ def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | Non
     def change(p):
         status = str(p.get("status") or "").lower()
         if status in ("superseded", "retracted"):
-            raise MemoryError_(f"{path} is {status}: validate its successor, or remember a new note")
+            raise MemoryWriteError(f"{path} is {status}: validate its successor, or remember a new note")
         c = stored_confidence(cfg, p)
         return [("last_validated", today), ("confidence", round(min(1.0, c + 0.1), 2))]
 
