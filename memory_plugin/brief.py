@@ -17,6 +17,8 @@ SUMMARY = 200
 CLOSED_PITFALL = ("resolved", "closed", "fixed", "done", "retracted", "superseded", "obsolete")
 OLD_DECISION = ("superseded", "retracted", "deprecated", "rejected", "obsolete")
 JOURNAL_LINES = 6
+MAX_ITEMS = 120
+PROJECT_FOLDERS = ("projects", "project", "1 - projects", "01 - projects", "1. projects", "01 projects")
 
 
 # ---------------------------------------------------------------- collect (after index changes)
@@ -31,10 +33,10 @@ def project_names(conn, cfg) -> dict[str, str]:
     names: dict[str, str] = {}
     for (p,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL AND private = 0"):
         names.setdefault(p.lower(), p)
-    for (folder,) in conn.execute("SELECT DISTINCT folder FROM notes WHERE folder != ''"):
+    for (folder,) in conn.execute("SELECT DISTINCT folder FROM notes WHERE folder LIKE '%project%'"):
         parts = folder.split("/")
         for i, part in enumerate(parts[:-1]):
-            if part.lower() in ("projects", "project", "1 - projects", "01 - projects"):
+            if part.lower() in PROJECT_FOLDERS:
                 names.setdefault(parts[i + 1].lower(), parts[i + 1])
     return names
 
@@ -80,7 +82,8 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
 
     if hubs is None:
         hubs = [_item(h) | {"degree": h["degree"], "hub": bool(h["hub"])} for h in G.hubs(conn, cfg.hub_count)]
-    conventions = [_item(c | {"type": "convention"}) for c in G.conventions(conn)]
+    # the brief shows a few dozen at most; a vault with thousands keeps brief.json small
+    conventions = [_item(c | {"type": "convention"}) for c in G.conventions(conn, limit=MAX_ITEMS)]
     names = project_names(conn, cfg)
     projects = {}
     for key, name in names.items():
@@ -92,10 +95,10 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
             "count": len(notes),
             "hubs": [_item(n) for n in notes if n["hub"]][:3],
             "pitfalls": [_item(n) for n in notes if n["type"] == "pitfall"
-                         and (n["status"] or "open") not in CLOSED_PITFALL],
+                         and (n["status"] or "open") not in CLOSED_PITFALL][:MAX_ITEMS],
             "decisions": [_item(n) for n in notes if n["type"] == "decision"
-                          and (n["status"] or "current") not in OLD_DECISION],
-            "notes": [_item(n) for n in notes if not n["hub"] and n["type"] not in ("pitfall", "decision")],
+                          and (n["status"] or "current") not in OLD_DECISION][:MAX_ITEMS],
+            "notes": [_item(n) for n in notes if not n["hub"] and n["type"] not in ("pitfall", "decision")][:MAX_ITEMS],
         }
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     return {

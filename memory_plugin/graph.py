@@ -64,9 +64,10 @@ def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) ->
     return [r for r in rows if r["hub"] or r["degree"] > 0][:limit]
 
 
-def conventions(conn: sqlite3.Connection, include_private: bool = False) -> list[dict]:
+def conventions(conn: sqlite3.Connection, include_private: bool = False, limit: int = -1) -> list[dict]:
     rows = _rows(conn, "SELECT path, title, display_title, summary, status, tags, private FROM notes "
-                       "WHERE type = 'convention' ORDER BY display_title COLLATE NOCASE")
+                       "WHERE type = 'convention'" + ("" if include_private else " AND private = 0") +
+                       " ORDER BY display_title COLLATE NOCASE LIMIT ?", (limit,))
     for r in rows:
         r["tags"] = json.loads(r["tags"] or "[]")
     return [r for r in rows if include_private or not r["private"]]

@@ -130,13 +130,13 @@ def _session_file(cache_dir: str, session_id) -> str:
     return os.path.join(_sessions_dir(cache_dir), sid + ".txt")
 
 
-def start_worker(cfg, mode: str) -> None:
+def start_worker(cfg, mode: str, *args: str) -> None:
     """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes): this hook
     never waits for it, and Claude Code's pipes close when the hook exits."""
     env = dict(os.environ)
     env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
     env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
-    argv = [sys.executable, "-m", "memory_plugin", "hook", "worker", mode]
+    argv = [sys.executable, "-m", "memory_plugin", "hook", "worker", mode, *args]
     sys.stdout.flush()
     pid = os.fork()
     if pid:
@@ -309,11 +309,7 @@ def session_end(payload: dict, ctx: dict) -> None:
     except OSError:
         pass
     if os.path.exists(cfg.path("index.sqlite")):
-        from . import index
-
-        stats = index.reindex(cfg, [rel], lock_timeout=0.3)  # queued for the lock holder when busy
-        if stats.get("reindexed"):
-            refresh_brief(cfg)
+        start_worker(cfg, "reindex", rel)  # indexing the journal note may wait on a lock: detached
 
 
 def _without_private(cfg, paths: list[str]) -> list[str]:
@@ -350,12 +346,16 @@ def _file_says_private(path: str) -> bool:
 
 # ---------------------------------------------------------------- background worker
 
-def worker(mode: str) -> None:
+def worker(mode: str, *args: str) -> None:
     from . import index
 
     cfg = _load_cfg()
     try:
-        if mode == "rebuild" and _rebuild_due(cfg):
+        if mode == "reindex":
+            stats = index.reindex(cfg, list(args), lock_timeout=60)
+            if stats.get("reindexed") or stats.get("removed"):
+                refresh_brief(cfg)
+        elif mode == "rebuild" and _rebuild_due(cfg):
             index.rebuild(cfg, lock_timeout=0)
         else:
             index.sync(cfg, lock_timeout=0)
@@ -374,7 +374,7 @@ def run_hook(argv: list[str]) -> int:
     if event == "worker":
         ctx: dict = {}
         try:
-            worker(argv[1] if len(argv) > 1 else "sync")
+            worker(*(argv[1:] or ["sync"]))
         except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
             d = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
             msg = f"background {argv[1:] or 'sync'} failed: {type(e).__name__}: {e}"

@@ -20,7 +20,7 @@ from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -36,6 +36,7 @@ CREATE TABLE notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, folder TEX
 CREATE INDEX notes_type ON notes(type);
 CREATE INDEX notes_project ON notes(project);
 CREATE INDEX notes_hash ON notes(hash);
+CREATE INDEX notes_folder ON notes(folder);
 CREATE TABLE tags(path TEXT NOT NULL, tag TEXT NOT NULL, tag_lc TEXT NOT NULL);
 CREATE INDEX tags_path ON tags(path);
 CREATE INDEX tags_tag ON tags(tag_lc);

@@ -153,8 +153,14 @@ def test_session_end_journal_entry(env, vault, cache_dir, tmp_path):
     request = line.split('"')[1]
     assert len(request) <= 200
     import sqlite3
-    conn = sqlite3.connect(cache_dir / "index.sqlite")
-    assert conn.execute("SELECT type FROM notes WHERE path=?", (str(day.relative_to(vault)),)).fetchone() == ("journal",)
+
+    def indexed():  # by the detached worker SessionEnd starts
+        conn = sqlite3.connect(cache_dir / "index.sqlite")
+        try:
+            return conn.execute("SELECT type FROM notes WHERE path=?", (str(day.relative_to(vault)),)).fetchone() == ("journal",)
+        finally:
+            conn.close()
+    assert wait_for(indexed)
 
 
 def test_session_end_with_nothing_writes_one_line(env, vault):

@@ -76,11 +76,15 @@ def _session(claude, home, vault, cache, workdir, env):
         # After the Write of the vault note (probe at turn 2), the note was already in the index.
         assert api.probes[:1] == [False] and api.probes[1] is True, (api.probes, sorted(os.listdir(cache)), (cache / "hooks.log").read_text() if (cache / "hooks.log").exists() else "", r.stdout)
     assert note.exists() and outside.exists()
+    journal = vault / "journal" / time.strftime("%Y-%m-%d.md")
+    jrel = f"journal/{journal.name}"
+    deadline = time.time() + 15  # SessionEnd indexes the journal note in a detached worker
+    while time.time() < deadline and not _indexed(cache, jrel):
+        time.sleep(0.2)
     conn = sqlite3.connect(cache / "index.sqlite")
     paths = {p for (p,) in conn.execute("SELECT path FROM notes")}
-    assert rel in paths and not any("scratch" in p for p in paths)
+    assert rel in paths and jrel in paths and not any("scratch" in p for p in paths)
     assert len(paths) == snapshot_before + 2  # the new note and today's journal
-    journal = vault / "journal" / time.strftime("%Y-%m-%d.md")
     deadline = time.time() + 10
     while time.time() < deadline and not (journal.exists() and "E2E learning" in journal.read_text()):
         time.sleep(0.2)
