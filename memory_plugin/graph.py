@@ -51,6 +51,15 @@ def degrees(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     return {p: (inn.get(p, 0), out.get(p, 0)) for p in set(inn) | set(out)}
 
 
+def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
+    """One note's (in, out) degree, counted the way `degrees` counts it."""
+    i = conn.execute("SELECT count(DISTINCT l.src) FROM links l JOIN notes s ON s.path = l.src "
+                     "WHERE l.target = ? AND l.src != ? AND s.type != 'journal'", (path, path)).fetchone()[0]
+    o = conn.execute("SELECT count(DISTINCT l.target) FROM links l JOIN files f ON f.path = l.target "
+                     "WHERE l.src = ? AND f.is_note = 1 AND l.target != l.src", (path,)).fetchone()[0]
+    return i, o
+
+
 def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) -> list[dict]:
     """Authored hubs first, then notes by link degree; journal notes never count."""
     deg = degrees(conn)
@@ -142,7 +151,7 @@ def explain(conn: sqlite3.Connection, path: str) -> dict:
     for group in (out_links, in_links):
         for r in group:
             r["type"] = edge_type(r.pop("kind"), r.pop("prop"))
-    deg = degrees(conn).get(path, (0, 0))
+    deg = note_degree(conn, path)
     return {"path": path, "title": n["title"], "display_title": n["display_title"], "type": n["type"],
             "status": n["status"], "project": n["project"], "summary": n["summary"],
             "aliases": n["aliases"], "tags": n["tags"], "properties": n["props"],

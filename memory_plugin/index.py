@@ -83,6 +83,11 @@ def open_index(cfg: Config) -> sqlite3.Connection:
     if not v or v[0] != SCHEMA_VERSION:
         conn.close()
         raise IndexMissing(f"index {p} has an old schema: run `memory-plugin rebuild`")
+    built_for = get_meta(conn, "vault")
+    if cfg.vault is not None and built_for and os.path.realpath(built_for) != os.path.realpath(cfg.vault):
+        conn.close()
+        raise IndexMissing(f"index {p} was built for the vault {built_for}, not {cfg.vault}: run "
+                           "`memory-plugin rebuild`, or give each vault its own cache dir")
     return conn
 
 
