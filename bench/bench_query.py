@@ -38,7 +38,26 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--keep", help="Generate the vault here and keep it.")
+    ap.add_argument("--write", action="store_true", help="update the query section of bench/RESULTS.md")
     a = ap.parse_args()
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        _run(a)
+    text = buf.getvalue()
+    print(text)
+    if a.write:
+        sys.path.insert(0, str(ROOT / "bench"))
+        from common import machine, write_section
+
+        write_section("query", f"## Query and memory (issue 4)\n\nMachine: {machine()}\n\n"
+                               f"Command: `.venv/bin/python bench/bench_query.py --notes {a.notes} --runs {a.runs} "
+                               f"--write`\n\n{text}")
+
+
+def _run(a) -> None:
     work = Path(a.keep) if a.keep else Path(tempfile.mkdtemp(prefix="mp-bench-q-"))
     vault, cache = work / "vault", work / "cache"
     env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache),
