@@ -39,7 +39,7 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
     L += ["## Hub notes", "", "Authored hubs first, then by links in and out (journal excluded).", "",
           "| note | type | in | out | summary |", "|---|---|---|---|---|"]
     for h in hub_rows:
-        L.append(f"| [[{_cell(h['path'][:-3])}]] | {h['type']}{' (hub)' if h['hub'] else ''} | "
+        L.append(f"| [[{_cell(h['path'][:-3])}]] | {h['type']}{' (authored hub)' if h['hub'] and h['type'] != 'hub' else ''} | "
                  f"{h['in_degree']} | {h['out_degree']} | {_cell(h['summary'])} |")
     conv = G.conventions(conn)
     L += ["", "## Conventions", ""]
