@@ -127,6 +127,8 @@ def _check(key: str, value: Any, source: str) -> Any:
     if key == "brief_chars" and value > BRIEF_HARD_CAP:
         raise ConfigError(f"{source}: key `brief_chars` must be at most {BRIEF_HARD_CAP} "
                           "(Claude Code saves longer SessionStart context to a file)")
+    if key == "journal_folder" and (Path(value).is_absolute() or ".." in Path(value).parts):
+        raise ConfigError(f"{source}: key `journal_folder` must be a folder inside the vault, not {value!r}")
     if key == "type_folders":
         for k, v in value.items():
             if not isinstance(v, str) or v.startswith("/") or ".." in Path(v).parts:

@@ -96,7 +96,8 @@ def dangling(conn: sqlite3.Connection) -> list[dict]:
     rows = _rows(conn, """
         SELECT min(linkpath) AS target, count(*) AS count, count(DISTINCT src) AS sources,
                group_concat(DISTINCT src) AS from_notes
-        FROM links WHERE target IS NULL GROUP BY lower(linkpath) ORDER BY count(*) DESC, lower(linkpath)""")
+        FROM links WHERE target IS NULL AND src NOT IN (SELECT path FROM notes WHERE private = 1)
+        GROUP BY lower(linkpath) ORDER BY count(*) DESC, lower(linkpath)""")
     private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private=1")}
     for r in rows:
         r["from_notes"] = sorted(p for p in (r["from_notes"] or "").split(",") if p and p not in private)

@@ -341,7 +341,13 @@ def _file_says_private(path: str) -> bool:
         return False
     end = head.find("\n---", 3)
     fm = head[: end if end > 0 else len(head)]
-    return any(l.strip().lower().replace(" ", "") in ("private:true", "private:yes") for l in fm.split("\n"))
+    # A superset of what notes.py reads as private (YAML 1.1 true/yes/on, quoted or not): a note that
+    # might be private is left out of the journal rather than risk naming it.
+    for line in fm.split("\n"):
+        key, sep, value = line.partition(":")
+        if sep and key.strip().lower() == "private" and value.strip().strip("'\"").strip().lower() in ("true", "yes", "on"):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- background worker
@@ -356,7 +362,7 @@ def worker(mode: str, *args: str) -> None:
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
-            index.rebuild(cfg, lock_timeout=0)
+            index.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
         else:
             index.sync(cfg, lock_timeout=0)
     except index.Busy:

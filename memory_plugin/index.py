@@ -255,8 +255,11 @@ def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
-            lock_timeout: float = -1) -> dict:
-    """Build a fresh index into a new file and swap it in. Returns counts."""
+            lock_timeout: float = -1, only_if: Callable[[], bool] | None = None) -> dict:
+    """Build a fresh index into a new file and swap it in. Returns counts.
+
+    `only_if` is checked again once the lock is held: a rebuild asked for before another finished
+    is skipped ({"skipped": True}) when that one made it unnecessary."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
     t0 = time.time()
@@ -266,6 +269,8 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
     except Exception:
         raise Busy("another rebuild or sync holds the index lock")
     try:
+        if only_if is not None and not only_if():
+            return {"skipped": True}
         stats = _rebuild_locked(cfg, progress)
         drain_pending_locked(cfg)
     finally:

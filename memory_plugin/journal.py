@@ -54,15 +54,20 @@ def first_request(transcript_path, max_lines: int = 5000, max_bytes: int = 8_000
     """The first thing the user asked in the session, from Claude Code's JSONL transcript."""
     if not isinstance(transcript_path, str) or not transcript_path:
         return None
+    if not os.path.isfile(transcript_path):  # a FIFO or device would block or never end
+        return None
     try:
         f = open(transcript_path, encoding="utf-8", errors="replace")
     except OSError:
         return None
     read = 0
     with f:
-        for i, line in enumerate(f):
+        for i in range(max_lines):
+            line = f.readline(max_bytes - read + 1)  # bounded: one huge line cannot eat memory
+            if not line:
+                break
             read += len(line)
-            if i >= max_lines or read > max_bytes:
+            if read > max_bytes:
                 break
             if '"user"' not in line:
                 continue
