@@ -170,6 +170,7 @@ def main() -> int:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--write", action="store_true", help="the default; accepted like the other benchmarks")
     a = ap.parse_args()
     vaults = [(f"generated {int(n):,}", gen_vault(int(n))) for n in a.sizes.split(",") if n]
     if not a.no_real:

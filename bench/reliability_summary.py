@@ -1,6 +1,6 @@
 """Run tests/reliability with counters on and print (and record) a markdown summary.
 
-    .venv/bin/python bench/reliability_summary.py [--no-write] [pytest args...]
+    .venv/bin/python bench/reliability_summary.py [--write | --no-write] [pytest args...]
 
 Every test appends {"test", "key", "n"} lines to the file named by MEMORY_PLUGIN_RELIABILITY_COUNTS
 (tests/reliability/rel_helpers.py: count). Keys: operations, faults, bad_inputs, lost, leaks, and
@@ -23,7 +23,7 @@ from common import ROOT, machine, write_section  # noqa: E402
 
 def main(argv: list[str]) -> int:
     write = "--no-write" not in argv
-    extra = [a for a in argv if a != "--no-write"]
+    extra = [a for a in argv if a not in ("--no-write", "--write")]  # --write is the default
     with tempfile.TemporaryDirectory() as d:
         counts = Path(d) / "counts.jsonl"
         env = {**os.environ, "MEMORY_PLUGIN_RELIABILITY_COUNTS": str(counts)}
@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
     print(text)
     if r.returncode != 0:
         print("\n" + "\n".join(r.stdout.splitlines()[-40:]), file=sys.stderr)
-    if write:
+    if write and r.returncode == 0:  # a failed run records nothing
         write_section("reliability", text)
     return r.returncode
 
