@@ -11,7 +11,7 @@ export MEMORY_PLUGIN_CLAUDE_PREFIX ?= $(CURDIR)/.cache/claude-code
 $(BIN)/memory-plugin: pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q -e '.[test]' --config-settings editable_mode=compat  # a .pth path: no import finder on every hook
 	@touch $@
 
 setup: $(BIN)/memory-plugin
@@ -28,7 +28,7 @@ test: setup-test
 	$(BIN)/python -m pytest -q
 
 bench: setup
-	$(BIN)/pip install -q -e '.[bench]'
+	$(BIN)/pip install -q -e '.[bench]' --config-settings editable_mode=compat
 	$(BIN)/python bench/run_all.py
 
 clean:

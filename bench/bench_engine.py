@@ -9,7 +9,7 @@ import argparse
 import shutil
 import sys
 
-from common import EXE, OUT, machine, median, timed, vault, write_section
+from common import EXE, OUT, machine, median, publish, timed, vault
 
 
 def bench_size(n: int, runs: int) -> dict:
@@ -65,10 +65,7 @@ def main() -> None:
     small, big = rows[0], rows[-1]
     lines += ["", f"reindex {big['n']:,}/{small['n']:,} ratio: {big['reindex'] / small['reindex']:.2f} (budget ≤ 1.5). "
               "Budgets: rebuild 10k ≤ 10 s and ≤ 500 MB, 50k ≤ 60 s; sync 10k ≤ 1 s; reindex 10k ≤ 150 ms."]
-    text = "\n".join(lines)
-    print(text)
-    if a.write:
-        write_section("engine", text)
+    publish("engine", lines, a.write)
 
 
 if __name__ == "__main__":

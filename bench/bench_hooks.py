@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from common import EXE, OUT, machine, median, p95, timed, vault, write_section
+from common import EXE, OUT, machine, median, p95, publish, timed, vault
 
 
 def _wait_idle(cache) -> None:
@@ -94,10 +94,7 @@ def main() -> None:
         ratio = median(results[mid][hook]) / b
         growth = median(results[sizes[-1]][hook]) / median(results[sizes[0]][hook])
         lines.append(f"| {hook} | ≤ {budget * 1000:.0f} ms | " + " | ".join(cells) + f" | {ratio:.1f}× | {growth:.2f} |")
-    text = "\n".join(lines)
-    print(text)
-    if a.write:
-        write_section("hooks", text)
+    publish("hooks", lines, a.write)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from common import EXE, OUT, machine, median, timed, vault, write_section
+from common import EXE, OUT, machine, median, publish, timed, vault
 
 CHROMIUM = os.environ.get("MEMORY_PLUGIN_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -100,10 +100,7 @@ def main() -> None:
         lines.append(f"| {r['n']:,} | {r['write']:.2f} s | {r['rss']:.0f} MB | {r['size'] / 1e6:.1f} MB | {cells}")
     lines += ["", "Budgets at 10k notes: writing ≤ 2 s, interactive ≤ 3 s, file < 10 MB. The page draws at most "
               "`html_max_nodes` (1,500) nodes: hubs and their neighbourhoods; search covers every note."]
-    text = "\n".join(lines)
-    print(text)
-    if a.write:
-        write_section("view", text)
+    publish("view", lines, a.write)
 
 
 if __name__ == "__main__":

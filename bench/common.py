@@ -88,4 +88,14 @@ def write_section(name: str, body: str) -> None:
         text = re.sub(re.escape(start) + r".*?" + re.escape(end), lambda m: block, text, flags=re.S)
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
-    RESULTS.write_text(text, encoding="utf-8")
+    tmp = RESULTS.with_name(f".{RESULTS.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, RESULTS)
+
+
+def publish(name: str, lines: list[str], write: bool) -> None:
+    """Print a benchmark's markdown section and, with --write, record it in RESULTS.md."""
+    text = "\n".join(lines)
+    print(text)
+    if write:
+        write_section(name, text)

@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # importing typing itself costs every hook ~2 ms
+if TYPE_CHECKING:
+    from typing import Any
 
 from .errors import ConfigError
 
@@ -97,12 +100,12 @@ def user_config_path() -> Path:
 
 
 def vault_id(vault: Path) -> str:
-    import hashlib
     import re
+    import zlib  # not hashlib: loading OpenSSL costs every hook ~2 ms
 
     real = os.path.realpath(vault)
     slug = re.sub(r"[^A-Za-z0-9_-]+", "-", os.path.basename(real)).strip("-") or "vault"
-    return f"{slug[:40]}-{hashlib.sha1(real.encode()).hexdigest()[:8]}"
+    return f"{slug[:40]}-{zlib.crc32(real.encode('utf-8', 'surrogateescape')):08x}"
 
 
 def default_cache_dir(vault: Path | None) -> Path:
