@@ -82,7 +82,7 @@ def main() -> None:
                "post-tool-use (other file)": 0.030, "session-end": 0.150}
     lines = ["## Hooks (issue 3)", "", f"Machine: {machine()}", "",
              f"Command: `.venv/bin/python bench/bench_hooks.py --sizes {a.sizes} --runs {a.runs} --write` "
-             f"(each hook a whole process through the installed `memory-plugin` console script, JSON on stdin; "
+             f"(each hook a whole process through the installed `memory-plugin` console script (package bytecode compiled, as pip does), JSON on stdin; "
              f"median and p95 of {a.runs} runs; bare `{os.path.basename(sys.executable)} -c pass` in the same run: "
              f"median {b * 1000:.1f} ms).", "",
              "| hook | budget | " + " | ".join(f"{n:,} notes median / p95" for n in sizes) +
