@@ -45,6 +45,8 @@ def test_default_user_config_path(isolated_home):
     ("exclude: notalist\n", "key `exclude` must be list"),
     ("brief_chars: 20000\n", "brief_chars"),
     ("[unclosed\n", "not valid YAML"),
+    ("journal_folder: ../out\n", "key `journal_folder` must be a folder inside the vault"),
+    ("journal_folder: /tmp/out\n", "key `journal_folder` must be a folder inside the vault"),
 ])
 def test_bad_config_is_one_line_error_naming_key_and_file(tmp_path, monkeypatch, text, needle):
     f = tmp_path / "bad.yaml"
