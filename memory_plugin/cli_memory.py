@@ -23,6 +23,18 @@ def _show_edits(results: list[dict], as_json: bool) -> None:
         click.echo(r["diff"].rstrip("\n"))
 
 
+def _edit_command(cli: click.Group, name: str, args: tuple[str, ...], doc: str) -> None:
+    def command(c: Ctx, dry_run, as_json, **notes):
+        from . import memory as M
+
+        _show_edits(getattr(M, name)(c.cfg, *(notes[a] for a in args), dry_run), as_json)
+
+    command = dry_opt(json_opt(click.pass_obj(command)))
+    for a in reversed(args):
+        command = click.argument(a)(command)
+    cli.command(name, help=doc)(command)
+
+
 def register(cli: click.Group) -> None:
     @cli.command()
     @click.argument("text")
@@ -122,51 +134,14 @@ def register(cli: click.Group) -> None:
         if res.get("superseded"):
             _show_edits(res["superseded"], False)
 
-    @cli.command()
-    @click.argument("old")
-    @click.argument("new")
-    @dry_opt
-    @json_opt
-    @click.pass_obj
-    def supersede(c: Ctx, old, new, dry_run, as_json):
-        """Mark OLD superseded by NEW (OLD keeps its body; both stay in the vault)."""
-        from . import memory as M
-
-        _show_edits(M.supersede(c.cfg, old, new, dry_run), as_json)
-
-    @cli.command()
-    @click.argument("a")
-    @click.argument("b")
-    @dry_opt
-    @json_opt
-    @click.pass_obj
-    def contradicts(c: Ctx, a, b, dry_run, as_json):
-        """Record that note A contradicts note B (reorganize lists it until one is superseded)."""
-        from . import memory as M
-
-        _show_edits(M.contradicts(c.cfg, a, b, dry_run), as_json)
-
-    @cli.command()
-    @click.argument("note")
-    @dry_opt
-    @json_opt
-    @click.pass_obj
-    def validate(c: Ctx, note, dry_run, as_json):
-        """Confirm NOTE still holds: last_validated today, confidence raised."""
-        from . import memory as M
-
-        _show_edits(M.validate(c.cfg, note, dry_run), as_json)
-
-    @cli.command()
-    @click.argument("note")
-    @dry_opt
-    @json_opt
-    @click.pass_obj
-    def retract(c: Ctx, note, dry_run, as_json):
-        """Mark NOTE retracted (kept in the vault, demoted in answers)."""
-        from . import memory as M
-
-        _show_edits(M.retract(c.cfg, note, dry_run), as_json)
+    # Property-only edits of existing notes: memory.<name>(cfg, *notes, dry_run) -> edits shown.
+    for name, args, doc in (
+            ("supersede", ("old", "new"), "Mark OLD superseded by NEW (OLD keeps its body; both stay in the vault)."),
+            ("contradicts", ("a", "b"), "Record that note A contradicts note B (reorganize lists it until one is "
+                                        "superseded)."),
+            ("validate", ("note",), "Confirm NOTE still holds: last_validated today, confidence raised."),
+            ("retract", ("note",), "Mark NOTE retracted (kept in the vault, demoted in answers).")):
+        _edit_command(cli, name, args, doc)
 
     @cli.command()
     @click.option("--apply", "apply_ids", multiple=True, help="Apply these proposal numbers (repeatable, or 1,3,5).")

@@ -41,6 +41,15 @@ def vault(tmp_path) -> Path:
     return dst
 
 
+@pytest.fixture
+def vault_env(vault, cache_dir) -> dict:
+    """The environment for a copy of the fixture vault whose index is built."""
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    r = run_cli("rebuild", env=env)
+    assert r.returncode == 0, r.stderr
+    return env
+
+
 def hash_tree(root: Path) -> str:
     h = hashlib.sha256()
     for p in sorted(root.rglob("*")):

@@ -28,11 +28,8 @@ def context_of(r) -> str:
 
 
 @pytest.fixture
-def env(vault, cache_dir):
-    e = {"MEMORY_PLUGIN_VAULT": str(vault)}
-    r = run_cli("rebuild", env=e)
-    assert r.returncode == 0, r.stderr
-    return e
+def env(vault_env):
+    return vault_env
 
 
 def wait_for(pred, timeout=30):

@@ -19,20 +19,12 @@ from rel_helpers import count, feed, fresh_snapshot, has_command, held_locks, po
 ENTRY = re.compile(r'^- \d\d:\d\d · project (\S+) · session (\S{1,8}) · (\w+) · "(req-\d+-\d+) [a-z ]+"$')
 
 
-@pytest.fixture
-def built(vault, cache_dir):
-    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
-    r = run_cli("rebuild", env=env)
-    assert r.returncode == 0, r.stderr
-    return env
-
-
 def _transcript(path: Path, text: str) -> str:
     path.write_text(json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n")
     return str(path)
 
 
-def test_16_session_ends_at_once_lose_and_interleave_nothing(built, vault, cache_dir, tmp_path):
+def test_16_session_ends_at_once_lose_and_interleave_nothing(vault_env, vault, cache_dir, tmp_path):
     day = vault / "journal" / time.strftime("%Y-%m-%d.md")
     before = day.read_text() if day.exists() else ""
     expected = set()
@@ -46,7 +38,7 @@ def test_16_session_ends_at_once_lose_and_interleave_nothing(built, vault, cache
                        "hook_event_name": "SessionEnd",
                        "transcript_path": _transcript(tmp_path / f"t{rnd}-{i}.jsonl", req)}
             expected.add(f"req-{rnd}-{i}")
-            procs.append((popen("hook", "session-end", env=built), json.dumps(payload).encode()))
+            procs.append((popen("hook", "session-end", env=vault_env), json.dumps(payload).encode()))
         time.sleep(0.5)  # all 16 are up and blocked on stdin: release them together
         t0 = time.time()
         for p, data in procs:
@@ -179,7 +171,7 @@ def test_two_session_starts_with_no_index_start_one_rebuild(vault, cache_dir, tm
     assert rebuilds == [1] * rounds, f"full rebuilds started per pair of SessionStarts: {rebuilds}"
 
 
-def test_remember_from_8_processes(built, vault, cache_dir):
+def test_remember_from_8_processes(vault_env, vault, cache_dir):
     if not has_command("remember"):
         pytest.skip("`memory-plugin remember` does not exist yet (issue 4)")
     before = {p for p in vault.rglob("*.md")}
@@ -189,7 +181,7 @@ def test_remember_from_8_processes(built, vault, cache_dir):
     for i, t in enumerate(titles):
         summary = f"{t}: fact {i * 7919} that only this note records."
         procs.append(popen("remember", "--type", "learning", "--title", t, "--summary", summary,
-                           "--json", env=built))
+                           "--json", env=vault_env))
     for p in procs:
         feed(p)
     results = []
