@@ -35,9 +35,9 @@ json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--vault", type=click.Path(), help="The vault folder (else $MEMORY_PLUGIN_VAULT or config).")
-@click.option("--cache-dir", type=click.Path(), help="Where the index lives (else $MEMORY_PLUGIN_CACHE_DIR).")
-@click.option("--config", "config_file", type=click.Path(), help="Config file (else $MEMORY_PLUGIN_CONFIG).")
+@click.option("--vault", type=click.Path(readable=False), help="The vault folder (else $MEMORY_PLUGIN_VAULT or config).")
+@click.option("--cache-dir", type=click.Path(readable=False), help="Where the index lives (else $MEMORY_PLUGIN_CACHE_DIR).")
+@click.option("--config", "config_file", type=click.Path(readable=False), help="Config file (else $MEMORY_PLUGIN_CONFIG).")
 @click.version_option(__version__, prog_name="memory-plugin")
 @click.pass_context
 def cli(ctx, vault, cache_dir, config_file):
@@ -212,6 +212,11 @@ def explain(c: Ctx, note, as_json):
     conn = _open(c)
     path = G.find_note(conn, note)
     info = G.explain(conn, path)
+    if info["private"]:
+        if as_json:
+            return echo_json(info)
+        click.echo(f"{path}: private note (type {info['type']}); its content is not shown.")
+        return
     try:
         from .memory import effective_confidence
         info["confidence"] = effective_confidence(c.cfg, conn, path)
@@ -219,9 +224,6 @@ def explain(c: Ctx, note, as_json):
         pass
     if as_json:
         return echo_json(info)
-    if info["private"]:
-        click.echo(f"{path}: private note (type {info['type']}); its content is not shown.")
-        return
     click.echo(f"{info['display_title']}  ({path})")
     click.echo(f"type: {info['type']}" + (f" · status: {info['status']}" if info["status"] else "")
                + (f" · project: {info['project']}" if info["project"] else ""))
@@ -342,6 +344,10 @@ def run(argv: list[str]) -> int:
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 1
+    except click.UsageError as e:  # one line, like every other error
+        where = e.ctx.command_path if e.ctx else "memory-plugin"
+        click.echo(f"Error: {e.format_message()} (see `{where} --help`)", err=True)
+        return 2
     except click.ClickException as e:
         e.show()
         return 2

@@ -1,9 +1,28 @@
 """CLI command of the view layer: `memory-plugin view` writes graph.html and prints its path."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
+
+
+def _check_out(out: Path) -> Path:
+    """--out must name a page (never a note) where it can be written."""
+    from .errors import MemoryPluginError
+
+    if out.suffix.lower() == ".md":
+        raise MemoryPluginError(f"--out {out}: a .md path would be a note; give a .html file")
+    if out.is_dir():
+        raise MemoryPluginError(f"--out {out}: is a folder; give a file name")
+    base = out.parent  # missing folders are created; the nearest existing one must be a writable folder
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise MemoryPluginError(f"--out {out}: {base} is a file, not a folder")
+    if not os.access(base, os.W_OK):
+        raise MemoryPluginError(f"--out {out}: cannot write in {base}")
+    return out
 
 
 def register(cli: click.Group) -> None:
@@ -17,9 +36,11 @@ def register(cli: click.Group) -> None:
         from . import cli as C
         from . import view as V
 
+        if out is not None:
+            out = _check_out(out.expanduser().absolute())
         conn = C._open(c)
         try:
-            path = V.write_html(c.cfg, conn, out=out.expanduser().absolute() if out else None)
+            path = V.write_html(c.cfg, conn, out=out)
         finally:
             conn.close()
         click.echo(str(path))

@@ -93,14 +93,18 @@ def orphans(conn: sqlite3.Connection) -> list[dict]:
 
 
 def dangling(conn: sqlite3.Connection) -> list[dict]:
-    rows = _rows(conn, """
-        SELECT min(linkpath) AS target, count(*) AS count, count(DISTINCT src) AS sources,
-               group_concat(DISTINCT src) AS from_notes
-        FROM links WHERE target IS NULL AND src NOT IN (SELECT path FROM notes WHERE private = 1)
-        GROUP BY lower(linkpath) ORDER BY count(*) DESC, lower(linkpath)""")
-    private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private=1")}
-    for r in rows:
-        r["from_notes"] = sorted(p for p in (r["from_notes"] or "").split(",") if p and p not in private)
+    """Unresolved link targets, grouped as graph.json groups them (Unicode case-insensitive), most
+    linked first; links written in private notes are left out."""
+    groups: dict[str, dict] = {}
+    for linkpath, src in conn.execute(
+            "SELECT linkpath, src FROM links WHERE target IS NULL AND src NOT IN "
+            "(SELECT path FROM notes WHERE private = 1) ORDER BY linkpath"):
+        g = groups.setdefault(unresolved_id(linkpath), {"target": linkpath, "count": 0, "from_notes": set()})
+        g["count"] += 1
+        g["from_notes"].add(src)
+    rows = [{"target": g["target"], "count": g["count"], "sources": len(g["from_notes"]),
+             "from_notes": sorted(g["from_notes"])} for g in groups.values()]
+    rows.sort(key=lambda r: (-r["count"], r["target"].lower()))
     return rows
 
 
@@ -118,18 +122,22 @@ def find_note(conn: sqlite3.Connection, ref: str) -> str:
     q = ref.strip().replace("\\", "/").lstrip("./")
     if not q:
         raise NoteNotFound("empty note name: give a path, a file name or a title")
+    # SQLite's lower() folds ASCII only; notes named in Greek or German must match too.
+    conn.create_function("ulower", 1, lambda v: v.lower() if isinstance(v, str) else v, deterministic=True)
     ql = q.lower()
-    for sql, arg in (("SELECT path FROM notes WHERE lower(path) = ?", ql),
-                     ("SELECT path FROM notes WHERE lower(path) = ?", ql + ".md")):
-        hit = [r[0] for r in conn.execute(sql, (arg,))]
+    for arg in (ql, ql + ".md"):
+        hit = [r[0] for r in conn.execute("SELECT path FROM notes WHERE ulower(path) = ?", (arg,))]
         if len(hit) == 1:
             return hit[0]
     name = ql[:-3] if ql.endswith(".md") else ql
-    for sql in ("SELECT path FROM notes WHERE lower(title) = ?",
-                "SELECT path FROM notes WHERE lower(display_title) = ?",
-                "SELECT path FROM aliases WHERE alias_lc = ?",
-                "SELECT path FROM notes WHERE lower(path) LIKE '%/' || ? || '.md'"):
-        hit = sorted({r[0] for r in conn.execute(sql, (name,))})
+    suffix = f"/{name}.md"
+    for sql, args in (("SELECT path FROM notes WHERE ulower(title) = ?", (name,)),
+                      # a private note is found only by its file name or path, never by what it holds
+                      ("SELECT path FROM notes WHERE ulower(display_title) = ? AND private = 0", (name,)),
+                      ("SELECT a.path FROM aliases a JOIN notes n ON n.path = a.path "
+                       "WHERE a.alias_lc = ? AND n.private = 0", (name,)),
+                      ("SELECT path FROM notes WHERE substr(ulower(path), -?) = ?", (len(suffix), suffix))):
+        hit = sorted({r[0] for r in conn.execute(sql, args)})
         if len(hit) == 1:
             return hit[0]
         if len(hit) > 1:
@@ -144,6 +152,8 @@ def explain(conn: sqlite3.Connection, path: str) -> dict:
     n = note_row(conn, path)
     if n is None:
         raise NoteNotFound(f"no note at {path}")
+    if n["private"]:  # the user named it; nothing of what it holds is shown
+        return {"path": path, "type": n["type"], "private": True}
     out_links = _rows(conn, "SELECT kind, prop, linkpath, subpath, target, line, ambiguous FROM links "
                             "WHERE src = ? ORDER BY line", (path,))
     in_links = _rows(conn, "SELECT l.src, l.kind, l.prop, l.subpath, l.line FROM links l JOIN notes s "
@@ -180,7 +190,7 @@ def build_graph(conn: sqlite3.Connection):
     g = nx.MultiDiGraph()
     for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
             "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
-            " tags FROM notes"):
+            " tags FROM notes ORDER BY path"):  # one order, so communities do not depend on history
         if private:
             g.add_node(path, kind="note", title=title, type=typ, private=True, folder=folder)
             continue
@@ -199,7 +209,7 @@ def build_graph(conn: sqlite3.Connection):
             if node not in g:
                 g.add_node(node, kind="attachment" if node in attachments else "note", title=node)
         g.add_edge(src, node, type=edge_type(kind, prop), subpath=subpath or "", line=line)
-    for path, tag in conn.execute("SELECT path, tag FROM tags"):
+    for path, tag in conn.execute("SELECT path, tag FROM tags ORDER BY path, tag"):
         tid = tag_id(tag)
         if tid not in g:
             g.add_node(tid, kind="tag", name=tag.lower())
@@ -289,19 +299,20 @@ def shortest_path(conn: sqlite3.Connection, a: str, b: str) -> list[dict]:
     import networkx as nx
 
     g = build_graph(conn)
-    u = g.to_undirected(as_view=True)
+    # A private note's own links are its content: follow links into private notes, never out of them.
+    u = nx.Graph()
+    u.add_nodes_from((a, b))
+    u.add_edges_from((x, y) for x, y in g.edges() if not g.nodes[x].get("private"))
     try:
         nodes = nx.shortest_path(u, a, b)
     except nx.NetworkXNoPath:
         return []
     steps = []
     for x, y in zip(nodes, nodes[1:]):
-        if g.has_edge(x, y):
-            d = next(iter(g.get_edge_data(x, y).values()))
-            steps.append({"from": x, "to": y, "type": d["type"], "direction": "->"})
-        else:
-            d = next(iter(g.get_edge_data(y, x).values()))
-            steps.append({"from": x, "to": y, "type": d["type"], "direction": "<-"})
+        forward = g.has_edge(x, y) and not g.nodes[x].get("private")
+        s, t = (x, y) if forward else (y, x)
+        d = next(iter(g.get_edge_data(s, t).values()))
+        steps.append({"from": x, "to": y, "type": d["type"], "direction": "->" if forward else "<-"})
     return steps
 
 

@@ -74,7 +74,7 @@ class _Table:
 
 def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     """Everything the page needs, as compact columns; private notes absent."""
-    from .graph import edge_type
+    from .graph import edge_type, unresolved_id
 
     types, folders, projects, statuses, etypes = _Table(), _Table(), _Table(), _Table(), _Table()
     for t in ("hub", "convention", "decision", "pitfall", "pattern", "learning", "concept", "journal"):
@@ -121,7 +121,7 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
             continue
         n_links += 1
         if target is None:
-            nid = f"unresolved:{linkpath.lower()}"
+            nid = unresolved_id(linkpath)
             t = index[nid] if nid in index else add(nid, UNRESOLVED, linkpath)
         elif target in index:
             t = index[target]

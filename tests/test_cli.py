@@ -132,3 +132,51 @@ def test_skipped_files_and_symlink_loops_are_warnings(vault, cache_dir):
     assert "binary" in w["bin.md"] and "UTF-8" in w["latin.md"] and "empty" in w["empty.md"]
     assert "loop" in w["loop"] and "outside" in w["outside.md"]
     assert not conn.execute("SELECT 1 FROM notes WHERE path LIKE 'loop/%'").fetchone()
+
+
+def test_note_lookup_ignores_case_beyond_ascii(built):
+    """SQLite's lower() folds ASCII only; names in Greek or German must be found in any case too."""
+    (built / "Learnings" / "Ärger.md").write_text("# Ärger\n\nLinks [[Ελληνικά notes]].\n", encoding="utf-8")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    for ref, want in (("ελληνικά NOTES", "Learnings/Ελληνικά notes.md"),
+                      ("LEARNINGS/ΕΛΛΗΝΙΚΆ NOTES.md", "Learnings/Ελληνικά notes.md"),
+                      ("ärger", "Learnings/Ärger.md"), ("learnings/ärger", "Learnings/Ärger.md")):
+        r = run_cli("--vault", str(built), "explain", ref, "--json")
+        assert r.returncode == 0, (ref, r.stderr)
+        assert json.loads(r.stdout)["path"] == want
+
+
+def test_dangling_targets_grouped_like_the_graph(built, cache_dir):
+    """[[Ζήτα]] and [[ζήτα]] are one dangling target in `dangling`, the report and graph.json alike."""
+    (built / "Dangling cases.md").write_text("[[Ζήτα]] [[ζήτα]] [[Über]] [[über]] [[a,b]]\n", encoding="utf-8")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    d = {x["target"].lower(): x for x in json.loads(run_cli("--vault", str(built), "dangling", "--json").stdout)}
+    assert d["ζήτα"]["count"] == 2 and d["über"]["count"] == 2 and "Ζήτα".lower() in d
+    assert d["a,b"]["from_notes"] == ["Dangling cases.md"]  # a comma in a target or path splits nothing
+    g = json.loads((cache_dir / "graph.json").read_text())
+    unresolved = {n["id"] for n in g["nodes"] if n["kind"] == "unresolved"}
+    assert {"unresolved:ζήτα", "unresolved:über"} <= unresolved
+    assert len(d) == len(unresolved) - sum(1 for n in g["nodes"] if n["kind"] == "unresolved"
+                                           and n["id"][len("unresolved:"):] not in d)
+
+
+def test_private_note_shows_nothing_through_explain_or_path(built):
+    """A private note can be named, but explain (text or --json) shows nothing it holds, it is not found
+    by its summary or tags, and `path` never follows the links written in it."""
+    for args in (("explain", "Salary negotiation"), ("explain", "Salary negotiation", "--json")):
+        r = run_cli("--vault", str(built), *args)
+        assert r.returncode == 0, r.stderr
+        for secret in ("compensation", "sk-test-FAKE", "personal", "Atlas", "2026-10-02"):
+            assert secret not in r.stdout, (args, secret)
+    r = run_cli("--vault", str(built), "path", "Salary negotiation", "Atlas", "--json")
+    assert r.returncode == 0
+    steps = json.loads(r.stdout)["steps"]
+    assert not any(s["from"] == "Personal/Salary negotiation.md" and s["direction"] == "->" for s in steps)
+    assert not any(s["to"] == "Personal/Salary negotiation.md" and s["direction"] == "<-" for s in steps)
+
+
+def test_usage_errors_are_one_line(vault):
+    for args in (("explain",), ("rebuild", "--no-such-option"), ("no-such-command",)):
+        r = run_cli("--vault", str(vault), *args)
+        assert r.returncode == 2 and r.stderr.startswith("Error:"), (args, r.stderr)
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr, (args, r.stderr)

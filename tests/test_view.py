@@ -149,3 +149,16 @@ def test_page_stays_under_10_mb_at_10k_notes(tmp_path, cache_dir):
     _build(v)
     size = (cache_dir / "graph.html").stat().st_size
     assert size * 5 < 10_000_000, f"{size} bytes at 2k notes"
+
+
+@pytest.mark.parametrize("case", ["parent-is-a-file", "under-a-file", "a-folder", "a-note"])
+def test_view_out_to_a_bad_place_is_a_one_line_error(vault, tmp_path, case):
+    run_cli("--vault", str(vault), "rebuild")
+    (tmp_path / "afile").write_text("x")
+    (tmp_path / "adir").mkdir()
+    out = {"parent-is-a-file": tmp_path / "afile" / "g.html", "under-a-file": tmp_path / "afile" / "sub" / "g.html",
+           "a-folder": tmp_path / "adir", "a-note": vault / "Home.md"}[case]
+    before = (vault / "Home.md").read_bytes()
+    r = run_cli("--vault", str(vault), "view", "--out", str(out))
+    assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert (vault / "Home.md").read_bytes() == before and (tmp_path / "afile").read_text() == "x"
