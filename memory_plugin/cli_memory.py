@@ -41,24 +41,17 @@ def register(cli: click.Group) -> None:
     @click.option("--type", "type_", help="Only notes of this type (decision, pitfall, convention, ...).")
     @click.option("--project", help="Put this project's notes first (default: from the working folder).")
     @click.option("--history", is_flag=True, help="Superseded and retracted notes first.")
-    @click.option("--budget", type=int, default=None, help="Answer size in tokens (default 1500; 4 chars each).")
+    @click.option("--budget", type=int, default=None,
+                  help="Answer size in tokens, text or JSON (default 1500, at least 50; 4 chars each).")
     @json_opt
     @click.pass_obj
     def query(c: Ctx, text, type_, project, history, budget, as_json):
         """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
         from . import query as Q
 
-        conn = _open(c)
-        res = Q.query(c.cfg, conn, text, type_=type_, project=project, history=history, budget=budget)
-        if as_json:
-            return echo_json({"query": res["query"], "items": res["items"], "omitted": res["omitted"],
-                              "project": res["project"], "history": res["history"]})
-        if not res["items"]:
-            click.echo(f"Nothing in the vault about {text!r}." if not res["omitted"] else
-                       f"{res['omitted']} notes match but none fits in the budget: raise --budget")
-            return
-        first = [type_] if type_ else res["intent"]
-        click.echo(Q.render_text(res["items"], res["omitted"], first), nl=False)
+        res = Q.query(c.cfg, _open(c), text, type_=type_, project=project, history=history, budget=budget,
+                      as_json=as_json)
+        click.echo(Q.render(res, as_json), nl=False)
 
     @cli.command()
     @click.argument("text")

@@ -22,7 +22,7 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "hub_folders": (list, []),
     "hub_title_patterns": (list, ["MOC *", "* MOC", "Map of *", "* Map of Content"]),
     "convention_tag_prefix": (str, "convention"),
-    "brief_chars": (int, 6000),
+    "brief_chars": (int, 6000),  # BRIEF_MIN_CHARS..BRIEF_HARD_CAP
     "journal_folder": (str, "journal"),
     "rebuild_after_days": ((int, float), 7),
     "stale_after_hours": ((int, float), 24),
@@ -42,6 +42,7 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
 }
 
 BRIEF_HARD_CAP = 10_000
+BRIEF_MIN_CHARS = 1200  # the brief's frame (fence, vault line, last error, how to ask) always fits
 
 
 class Config:
@@ -130,6 +131,9 @@ def _check(key: str, value: Any, source: str) -> Any:
     if key == "brief_chars" and value > BRIEF_HARD_CAP:
         raise ConfigError(f"{source}: key `brief_chars` must be at most {BRIEF_HARD_CAP} "
                           "(Claude Code saves longer SessionStart context to a file)")
+    if key == "brief_chars" and value < BRIEF_MIN_CHARS:
+        raise ConfigError(f"{source}: key `brief_chars` must be at least {BRIEF_MIN_CHARS} "
+                          "(the brief's frame alone takes up to that)")
     if key == "journal_folder" and (Path(value).is_absolute() or ".." in Path(value).parts):
         raise ConfigError(f"{source}: key `journal_folder` must be a folder inside the vault, not {value!r}")
     if key == "type_folders":

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -13,6 +14,43 @@ from .config import Config
 
 def _check(ok: bool, what: str, fix: str = "") -> dict:
     return {"ok": ok, "check": what, "fix": "" if ok else fix}
+
+
+def plugin_command(settings: dict) -> str | None:
+    """The executable the plugin's hooks/run would run, searched in its order: MEMORY_PLUGIN_BIN, PATH,
+    ~/.local/bin, then the .venv of the plugin root (where Claude Code's plugin records put it)."""
+    env = settings.get("env") if isinstance(settings.get("env"), dict) else {}
+    home = Path(os.path.expanduser("~"))
+    cands = [env.get("MEMORY_PLUGIN_BIN") or os.environ.get("MEMORY_PLUGIN_BIN"),
+             shutil.which("memory-plugin", path=env.get("PATH") or os.environ.get("PATH")),
+             str(home / ".local" / "bin" / "memory-plugin")]
+    cands += [str(Path(root) / ".venv" / "bin" / "memory-plugin") for root in _plugin_roots(settings, home)]
+    return next((c for c in cands if isinstance(c, str) and c and os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+def _plugin_roots(settings: dict, home: Path) -> list[str]:
+    """CLAUDE_PLUGIN_ROOT of each enabled memory-plugin: a directory marketplace's own folder, or the
+    plugin's install path (from ~/.claude/plugins/known_marketplaces.json and installed_plugins.json)."""
+    markets = _read_json(home / ".claude" / "plugins" / "known_marketplaces.json")
+    installed = _read_json(home / ".claude" / "plugins" / "installed_plugins.json").get("plugins")
+    roots = []
+    for key, on in settings["enabledPlugins"].items():
+        if not (key.startswith("memory-plugin@") and on):
+            continue
+        market = markets.get(key.split("@", 1)[1])
+        if isinstance(market, dict):
+            roots.append(market.get("installLocation"))
+        if isinstance(installed, dict) and isinstance(installed.get(key), list):
+            roots += [e.get("installPath") for e in installed[key] if isinstance(e, dict)]
+    return [r for r in roots if isinstance(r, str)]
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
@@ -29,6 +67,7 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
     hooks = settings.get("hooks") if isinstance(settings.get("hooks"), dict) else {}
     plugin_on = any(k.startswith("memory-plugin@") and v for k, v in
                     (settings.get("enabledPlugins") or {}).items()) if isinstance(settings.get("enabledPlugins"), dict) else False
+    found = plugin_command(settings) if plugin_on else None
     for event, (_, arg) in I.EVENTS.items():
         ours = [h for g in hooks.get(event, []) if isinstance(g, dict)
                 for h in (g.get("hooks") or []) if I.is_ours(h)]
@@ -38,7 +77,12 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
             out.append(_check(exists, f"{event} hook registered: {cmd} {' '.join(ours[0].get('args', []))}",
                               f"{cmd} does not exist any more: run `memory-plugin install` again"))
         elif plugin_on:
-            out.append(_check(True, f"{event} hook provided by the enabled memory-plugin plugin"))
+            out.append(_check(found is not None, f"{event} hook provided by the enabled memory-plugin plugin"
+                              + (f", which runs {found}" if found else ", but its hooks/run finds no "
+                                 "`memory-plugin` executable"),
+                              "put `memory-plugin` on the PATH Claude Code starts with (e.g. `ln -s "
+                              f"{Path(sys.executable).parent / 'memory-plugin'} ~/.local/bin/`), or set "
+                              "MEMORY_PLUGIN_BIN to its path in the environment or in the settings' `env`"))
         else:
             out.append(_check(False, f"{event} hook not registered in {sp}",
                               "run `memory-plugin install --vault PATH` (or install the plugin)"))

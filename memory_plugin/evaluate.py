@@ -45,7 +45,11 @@ def load_questions(path: str | Path) -> tuple[list[dict], Path | None]:
         exp = q.get("expect") or []
         if not isinstance(exp, list) or not all(isinstance(e, str) for e in exp):
             raise EvalError(f"{p}: question {i} `expect:` must be a list of note paths")
-        out.append({"id": q.get("id") or f"q{i}", "kind": str(q.get("kind") or ("negative" if not exp else "other")),
+        kind = q.get("kind") or ("negative" if not exp else "other")
+        if kind != "other" and kind not in KINDS:
+            raise EvalError(f"{p}: question {i} ({q['q'].strip()!r}) has unknown kind `{kind}`: use one of "
+                            f"{', '.join(KINDS)}, or leave it out")
+        out.append({"id": q.get("id") or f"q{i}", "kind": kind,
                     "q": q["q"], "expect": exp, "type": q.get("type"), "project": q.get("project"),
                     "history": bool(q.get("history", False))})
     vault = data.get("vault") if isinstance(data, dict) else None

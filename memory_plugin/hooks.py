@@ -170,6 +170,15 @@ def _load_cfg():
     return load_config()
 
 
+def _configured_cache_dir() -> str | None:
+    """Where the next brief and `doctor` look for errors; None (the fallback dir) when the config
+    itself cannot be loaded."""
+    try:
+        return str(_load_cfg().cache_dir)
+    except Exception:  # noqa: BLE001 - the error being reported matters more
+        return None
+
+
 class _Quiet(Exception):
     """Nothing to do (not an error)."""
 
@@ -294,14 +303,14 @@ def session_end(payload: dict, ctx: dict) -> None:
                     touched.append(p)
     except OSError:
         pass
-    if touched and os.path.exists(cfg.path("index.sqlite")):
-        touched = _without_private(cfg, touched)
+    if touched:
+        touched = _without_private(cfg, touched, ctx)
     req = journal.first_request(payload.get("transcript_path"))
     request = journal.one_line(journal.redact(req, emails=cfg.redact_emails)) if req else None
     rel = journal.journal_rel(cfg.journal_folder, now)
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
-    if payload.get("doctor") is True:  # `memory-plugin doctor` times this path without writing
+    if ctx["doctor"]:  # `memory-plugin doctor` times this path without writing
         return
     journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now)
     try:
@@ -312,23 +321,24 @@ def session_end(payload: dict, ctx: dict) -> None:
         start_worker(cfg, "reindex", rel)  # indexing the journal note may wait on a lock: detached
 
 
-def _without_private(cfg, paths: list[str]) -> list[str]:
+def _without_private(cfg, paths: list[str], ctx: dict) -> list[str]:
+    """The touched notes marked private neither in the index nor in their own properties. An index
+    that cannot be read leaves the file check alone and is reported: the entry is still written."""
     from . import index
 
-    conn = index.open_index(cfg)
-    try:
-        marks = ",".join("?" * len(paths))
-        private = {r[0] for r in conn.execute(f"SELECT path FROM notes WHERE private=1 AND path IN ({marks})", paths)}
-    finally:
-        conn.close()
-    out = []
-    for p in paths:
-        if p in private:
-            continue
-        if p not in private and _file_says_private(os.path.join(cfg.vault, p)):
-            continue
-        out.append(p)
-    return out
+    private: set[str] = set()
+    if os.path.exists(cfg.path("index.sqlite")):
+        try:
+            conn = index.open_index(cfg)
+            try:
+                marks = ",".join("?" * len(paths))
+                private = {r[0] for r in conn.execute(
+                    f"SELECT path FROM notes WHERE private=1 AND path IN ({marks})", paths)}
+            finally:
+                conn.close()
+        except Exception as e:  # noqa: BLE001 - a broken index must not cost the journal entry
+            ctx["error"] = f"private notes checked from their files only: {type(e).__name__}: {e}"
+    return [p for p in paths if p not in private and not _file_says_private(os.path.join(cfg.vault, p))]
 
 
 def _file_says_private(path: str) -> bool:
@@ -378,7 +388,6 @@ def run_hook(argv: list[str]) -> int:
     if os.environ.get(DISABLE, "").strip().lower() in ("1", "true", "yes", "on"):
         return 0
     if event == "worker":
-        ctx: dict = {}
         try:
             worker(*(argv[1:] or ["sync"]))
         except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
@@ -388,7 +397,7 @@ def run_hook(argv: list[str]) -> int:
             _set_error(d, "background", msg)
         return 0
     handler = HANDLERS.get(event)
-    ctx = {"cache_dir": None, "emitted": False}
+    ctx = {"cache_dir": None, "emitted": False, "error": None, "doctor": False}
     raw = _read_stdin()
     try:
         if handler is None:
@@ -401,20 +410,21 @@ def run_hook(argv: list[str]) -> int:
             raise ValueError(f"hook input is not JSON ({e})") from None
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
-        handler(payload, ctx)
-        _set_error(ctx["cache_dir"], event, None)
+        ctx["doctor"] = payload.get("doctor") is True
+        handler(payload, ctx)  # may leave ctx["error"]: done, but something went wrong on the way
     except _Quiet:
-        pass
+        return 0
     except BaseException as e:  # noqa: BLE001 - hooks never fail a session
-        if isinstance(e, KeyboardInterrupt):
-            pass
-        msg = f"{type(e).__name__}: {e}"
-        log(ctx["cache_dir"], event, "ERROR", msg)
-        _set_error(ctx["cache_dir"], event, msg)
+        ctx["error"] = f"{type(e).__name__}: {e}"
+        ctx["cache_dir"] = ctx["cache_dir"] or _configured_cache_dir()
         if event == "session-start" and not ctx["emitted"]:
             try:
-                _emit_context(f"memory-plugin could not load the vault's memory this time ({msg[:300]}). "
+                _emit_context(f"memory-plugin could not load the vault's memory this time ({ctx['error'][:300]}). "
                               "Details are in hooks.log; `memory-plugin doctor` explains.")
             except Exception:
                 pass
+    if ctx["error"]:
+        log(ctx["cache_dir"], event, "ERROR", ctx["error"] + (" (doctor timing run)" if ctx["doctor"] else ""))
+    if not ctx["doctor"]:  # `memory-plugin doctor` times SessionEnd: that run neither clears nor adds errors
+        _set_error(ctx["cache_dir"], event, ctx["error"])
     return 0

@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Collection
 from pathlib import Path
 
 from .errors import SettingsFileError
@@ -83,11 +84,14 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
     return text, data
 
 
-def strip_ours(settings: dict) -> dict:
+def strip_ours(settings: dict, created: Collection[str] | None = None) -> dict:
+    """The settings without our hook entries. A hook list (`hooks.<Event>`) or `hooks` left empty by
+    that is deleted when it is in `created` (install added it); None means any key so emptied."""
     out = json.loads(json.dumps(settings))
     hooks = out.get("hooks")
     if not isinstance(hooks, dict):
         return out
+    removed = False
     for event in list(hooks):
         groups = hooks[event]
         if not isinstance(groups, list):
@@ -100,17 +104,28 @@ def strip_ours(settings: dict) -> dict:
                     kept.append({**g, "hooks": rest})
             else:
                 kept.append(g)
-        if kept:
+        if kept == groups:
+            continue
+        removed = True
+        if kept or (created is not None and f"hooks.{event}" not in created):
             hooks[event] = kept
         else:
             del hooks[event]
-    if not hooks:
+    if removed and not hooks and (created is None or "hooks" in created):
         del out["hooks"]
     return out
 
 
+def _added_keys(settings: dict) -> list[str]:
+    """The keys with_ours adds to these settings (so that uninstall takes away only those)."""
+    hooks = settings.get("hooks")
+    if not isinstance(hooks, dict):
+        return ["hooks", *(f"hooks.{e}" for e in EVENTS)]
+    return [f"hooks.{e}" for e in EVENTS if e not in hooks]
+
+
 def with_ours(settings: dict, exe: str) -> dict:
-    out = strip_ours(settings)
+    out = strip_ours(settings, created=())
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsFileError("`hooks` in the settings file is not an object: fix it and run install again")
@@ -157,10 +172,10 @@ def _set_vault(vault: Path) -> str:
     except FileNotFoundError:
         text = ""
     lines = text.splitlines(True)
-    state = _state_path()
-    if not state.exists():  # remember what was there before the first install, for uninstall
+    state = _read_state()
+    if "config" not in state:  # remember what was there before the first install, for uninstall
         previous = next((l for l in lines if l.startswith("vault:")), None)
-        atomic_write(state, json.dumps({"config": str(p), "created": not p.exists(), "vault_line": previous}))
+        _write_state({**state, "config": str(p), "created": not p.exists(), "vault_line": previous})
     for i, l in enumerate(lines):
         if l.startswith("vault:"):
             if l == line:
@@ -181,25 +196,40 @@ def _state_path() -> Path:
     return user_config_path().parent / "installed.json"
 
 
-def _restore_vault() -> str | None:
-    state = _state_path()
+def _read_state() -> dict:
+    """What install changed, for uninstall: the user config's previous `vault:` line (`config`,
+    `created`, `vault_line`) and, per settings file, whether install created it and which keys."""
     try:
-        info = json.loads(state.read_text(encoding="utf-8"))
+        state = json.loads(_state_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}
+
+
+def _write_state(state: dict) -> None:
+    if state:
+        atomic_write(_state_path(), json.dumps(state))
+    else:
+        _state_path().unlink(missing_ok=True)
+
+
+def _restore_vault() -> str | None:
+    state = _read_state()
+    if "config" not in state:
         return None
-    p = Path(info["config"])
+    p = Path(state.pop("config"))
     try:
         lines = p.read_text(encoding="utf-8").splitlines(True)
     except FileNotFoundError:
         lines = []
-    prev = info.get("vault_line")
+    prev = state.pop("vault_line", None)
     lines = [(prev if prev else None) if l.startswith("vault:") else l for l in lines]
     lines = [l for l in lines if l is not None]
-    if info.get("created") and not "".join(lines).strip():
+    if state.pop("created", False) and not "".join(lines).strip():
         p.unlink(missing_ok=True)
     else:
         atomic_write(p, "".join(lines))
-    state.unlink()
+    _write_state(state)
     return f"{p}: vault setting restored to what it was before install"
 
 
@@ -223,6 +253,11 @@ def install(settings_path: Path | None = None, vault: Path | None = None, dry_ru
             msgs.append(f"would set vault: {vault} in the user config file")
         return msgs
     changed = _write_settings(path, old_text, new)
+    if changed and strip_ours(old) == old:  # a first install: remember what it added, for uninstall
+        state = _read_state()
+        state.setdefault("settings", {})[str(path.absolute())] = {
+            "created_file": old_text is None, "created_keys": _added_keys(old)}
+        _write_state(state)
     msgs.append(f"{path}: {'hooks registered' if changed else 'hooks already registered, nothing changed'}"
                 + (f" (backup: {path.name}.memory-plugin.bak)" if changed and old_text is not None else ""))
     if vault is not None:
@@ -259,15 +294,29 @@ def install_skills() -> list[str]:
 def uninstall(settings_path: Path | None = None, dry_run: bool = False) -> list[str]:
     path = settings_path or default_settings_path()
     old_text, old = read_settings(path)
-    new = strip_ours(old)
+    state = _read_state()
+    added = (state.get("settings") or {}).get(str(path.absolute()))
+    new = strip_ours(old, added["created_keys"] if added else None)
+    remove_file = bool(added and added["created_file"] and new == {})  # nothing else was added since
     if dry_run:
+        if remove_file:
+            return [f"{path}: would be removed (install created it)"]
         return [diff(old_text, render(new), path) or f"{path}: nothing to remove"]
     msgs = []
-    if old_text is None or json.loads(old_text or "{}") == new:
+    if remove_file:
+        path.unlink(missing_ok=True)
+        path.with_name(path.name + ".memory-plugin.bak").unlink(missing_ok=True)
+        msgs.append(f"{path}: removed (install created it)")
+    elif old_text is None or json.loads(old_text or "{}") == new:
         msgs.append(f"{path}: no memory-plugin hooks registered")
     else:
         _write_settings(path, old_text, new)
         msgs.append(f"{path}: memory-plugin hooks removed")
+    if added:
+        del state["settings"][str(path.absolute())]
+        if not state["settings"]:
+            del state["settings"]
+        _write_state(state)
     for name in SKILLS:
         dst = skills_home() / name
         if (dst / MARKER).exists():

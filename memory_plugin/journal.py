@@ -9,9 +9,16 @@ import time
 from .fsutil import atomic_write, file_lock
 
 REQUEST_CHARS = 200
+# `password=x`, `OPENAI_API_KEY: x`, `"pw": "x"`, `--db-password x`: the key is a whole word (optionally
+# with a prefix such as OPENAI_ or db-), so prose like "reset the password flow" stays as it is.
+_SECRET_KEY = (r"(?:[a-z0-9]+[_-])*(?:password|passwd|passphrase|pwd|pw|secret|token|api[_-]?key|"
+               r"access[_-]?key|private[_-]?key|client[_-]?secret|auth)\b")
+_SECRET_VALUE = r"(?!\[REDACTED)(?:\"[^\"]*\"|'[^']*'|\S+)"
 _SECRET_PATTERNS = [
     (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S),
      "[REDACTED PRIVATE KEY]"),
+    (re.compile(rf"(?i)\b({_SECRET_KEY}[\"']?\s*[:=]\s*){_SECRET_VALUE}"), r"\1[REDACTED]"),
+    (re.compile(rf"(?i)(?<![\w-])(--{_SECRET_KEY}\s+)(?!-){_SECRET_VALUE}"), r"\1[REDACTED]"),
     (re.compile(r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"), "[REDACTED KEY]"),
     (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"), "[REDACTED TOKEN]"),
     (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "[REDACTED TOKEN]"),
@@ -20,8 +27,6 @@ _SECRET_PATTERNS = [
     (re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), "[REDACTED TOKEN]"),
     (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "[REDACTED TOKEN]"),
     (re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=\-]{16,}"), r"\1 [REDACTED]"),
-    (re.compile(r"(?i)\b((?:[a-z0-9_]*_)?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key|"
-                r"client[_-]?secret|auth)[a-z0-9_]*)(\s*[:=]\s*)(\"[^\"]*\"|'[^']*'|\S+)"), r"\1\2[REDACTED]"),
     (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), r"\1[REDACTED]@"),
 ]
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b")

@@ -300,17 +300,17 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
 
     if type_ not in MEMORY_TYPES:
         raise MemoryWriteError(f"unknown type `{type_}`: use one of {', '.join(MEMORY_TYPES)}")
-    summary = (summary or "").strip()
+    # Control characters mean nothing in a heading or a property: spaces there, dropped from tags.
+    title, summary = textutil.one_line(title), textutil.one_line(summary or "")
+    project = textutil.one_line(project or "")
     if not summary:
         raise MemoryWriteError("empty summary: give --summary one sentence saying what to remember")
-    if "\n" in summary:
-        summary = " ".join(summary.split())
     name = safe_filename(title)
     tag_list = []
     for t in [type_] if type_ != "note" else []:
         tag_list.append(t)
     for t in tags:
-        t = t.strip().lstrip("#")
+        t = textutil.CONTROL_RE.sub("", t).strip().lstrip("#")
         if not t or re.search(r"[\s,\[\]{}]", t):
             raise MemoryWriteError(f"tag `{t}` is not a valid tag: use letters, digits, - _ and / only")
         if t.lower() not in {x.lower() for x in tag_list}:

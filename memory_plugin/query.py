@@ -5,8 +5,9 @@ Ranking, per note:
         + names (the question names the note's title or an alias) + tags (it names a tag the note has)
   score = (base + graph proximity to the best notes over typed edges, 1-2 hops, and shared tags
            + hub authority) × type intent × effective confidence × recency × project bias × status
-Superseded and retracted notes sit below their successors, above them when the question is about
-the past. Private notes are never read.
+The current project's notes (by property, folder or hub) come first, the others follow, each part
+best first. Superseded and retracted notes sit below their successors, above them when the question
+is about the past. Private notes are never read.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsol
 BM25_WEIGHTS = "10.0, 6.0, 4.0, 3.0, 1.0"  # title, aliases, tags, summary, body
 EDGE_W = {"link": 0.5, "mdlink": 0.5, "embed": 0.5, "property": 0.8}
 CHARS_PER_TOKEN = 4
+MIN_BUDGET = 50  # tokens: below this not even one short item fits
+JSON_KEYS = ("path", "title", "type", "score", "why", "summary")
 
 
 class QueryError(MemoryPluginError):
@@ -84,7 +87,7 @@ def parse_question(text: str) -> dict:
 
 class _Cand:
     __slots__ = ("path", "text", "cover", "matched", "name", "name_why", "tag", "tag_why", "prox", "prox_why",
-                 "row", "score", "why")
+                 "row", "score", "why", "mine")
 
     def __init__(self, path):
         self.path = path
@@ -95,6 +98,7 @@ class _Cand:
         self.row: dict | None = None
         self.score = 0.0
         self.why: list[str] = []
+        self.mine = False
 
 
 def _text_hits(conn, q: dict, type_: str | None, cands: dict[str, _Cand], n_notes: int) -> None:
@@ -146,8 +150,15 @@ def _text_hits(conn, q: dict, type_: str | None, cands: dict[str, _Cand], n_note
         cover = sum(idf[w] for w in matched) / total
         in_head = sum(idf[w] for w in matched if rx[w].search(head)) / total
         c = cands.setdefault(path, _Cand(path))
-        c.cover, c.matched = cover, matched
+        c.cover, c.matched = cover, [_found_as(w, rx[w], hay) for w in matched]
         c.text = 0.45 * cover + 0.25 * in_head + 0.3 * (s / best)
+
+
+def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
+    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing)."""
+    if re.search(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])", hay):
+        return f"`{w}`"
+    return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
 
 
 def _name_hits(conn, q: dict, cands: dict[str, _Cand]) -> None:
@@ -278,6 +289,13 @@ def _graph(conn, cands: dict[str, _Cand], base: dict[str, float]) -> None:
                 c.prox_why.append((contrib, f"shares #{tag} with [[{titles.get(s, s)}]]"))
 
 
+def _in_project(r: dict, project: str) -> bool:
+    """The note belongs to `project`: its `project` property, a folder of that name, or the project's hub."""
+    p = T.fold(project)
+    return (T.fold(r["project"] or "") == p or p in (T.fold(f) for f in r["path"].split("/")[:-1])
+            or bool(r["hub"]) and T.fold(r["title"]) == p)
+
+
 def _days(value) -> int | None:
     from .memory import parse_date
 
@@ -289,15 +307,17 @@ def _days(value) -> int | None:
 
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
-          limit: int = 50, record: bool = True, cwd: str | None = None) -> dict:
-    """Answer "what do we know about `text`?" -> {query, items, omitted, ...}, best item first."""
+          limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False) -> dict:
+    """Answer "what do we know about `text`?" -> {query, items, omitted, first}: the current project's
+    notes first, best first within each part, as many as `render(.., as_json)` fits in the budget."""
     from .memory import confidence, record_usage
 
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
-    if budget <= 0:
-        raise QueryError(f"budget {budget} is not positive: give --budget a number of tokens above 0")
+    if budget < MIN_BUDGET:
+        raise QueryError(f"budget {budget} is below the minimum of {MIN_BUDGET} tokens: "
+                         f"give --budget {MIN_BUDGET} or more")
     type_ = check_type(type_)
     q = parse_question(text)
     history = history or q["history"]
@@ -324,9 +344,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         anchored = c.cover >= 0.5 or c.name > 0 or c.tag > 0 or (len(q["content"]) <= 1 and c.text > 0)
         if anchored:
             base[p] = c.text + c.name + 0.7 * c.tag
+    res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"])}
     if not base:
-        return {"query": text, "items": [], "omitted": 0, "project": project, "history": history,
-                "type": type_, "intent": sorted(q["intent"])}
+        return pack(res, [], budget, as_json)
     _graph(conn, cands, base)
     missing = [p for p in cands if p not in rows]
     rows.update(_fetch_rows(conn, missing))
@@ -362,10 +382,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if q["statuses"] and (r["status"] or "") in q["statuses"]:
             s *= 1.25
         if project:
-            if r["project"] and T.fold(r["project"]) == T.fold(project):
-                s *= 1.4
-            elif r["project"]:
-                s *= 0.9
+            c.mine = _in_project(r, project)
+            s *= 1.4 if c.mine else (0.9 if r["project"] else 1.0)
         hist = (r["status"] or "") in HISTORICAL or p.lower().startswith("archive/") or "archive" in \
             [t.lower() for t in r["tags"]]
         if hist:
@@ -384,11 +402,10 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                     o.score = n.score * 1.05
                 elif not history and o.score >= n.score:
                     o.score = n.score * 0.95
-    scored.sort(key=lambda c: (-c.score, c.path))
     if not scored:
-        return {"query": text, "items": [], "omitted": 0, "project": project, "history": history,
-                "type": type_, "intent": sorted(q["intent"])}
-    top = scored[0].score
+        return pack(res, [], budget, as_json)
+    top = max(c.score for c in scored)
+    scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
     scored = [c for c in scored if c.score >= 0.12 * top][:limit]
     items = []
     for c in scored:
@@ -397,27 +414,26 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if c.name_why:
             why.append(c.name_why)
         if c.matched:
-            why.append("matched " + ", ".join(f"`{w}`" for w in c.matched[:6]))
+            why.append("matched " + ", ".join(c.matched[:6]))
         if c.tag_why:
             why.append(c.tag_why)
         for _, w in sorted(c.prox_why, key=lambda x: -x[0])[:2]:
             why.append(w)
         if q["intent"] and r["type"] in q["intent"]:
             why.append(f"is a {r['type']}")
-        if project and r["project"] and T.fold(r["project"]) == T.fold(project):
-            why.append(f"project {r['project']}")
+        if c.mine:
+            why.append(f"project {project}")
         st = r["status"] or ""
         if st in HISTORICAL:
             succ = sorted(successors.get(c.path, ()))
             why.append(f"{st}" + (f" by [[{rows[succ[0]]['display_title'] if succ[0] in rows else succ[0]}]]"
                                   if succ and st == "superseded" else "") + (" (history)" if history else ""))
         items.append({"path": c.path, "title": r["display_title"], "type": r["type"], "status": r["status"],
-                      "project": r["project"], "score": round(c.score, 4), "why": why, "summary": r["summary"] or ""})
-    shown, omitted = pack(items, budget)
+                      "score": round(c.score, 4), "why": why, "summary": r["summary"] or ""})
+    res = pack(res, items, budget, as_json)
     if record:
-        record_usage(conn, [i["path"] for i in shown])
-    return {"query": text, "items": shown, "omitted": omitted, "project": project, "history": history,
-            "type": type_, "intent": sorted(q["intent"])}
+        record_usage(conn, [i["path"] for i in res["items"]])
+    return res
 
 
 # ---------------------------------------------------------------- rendering within the budget
@@ -442,8 +458,8 @@ def _render_item(rank: int, it: dict) -> str:
 
 
 def render_text(items: list[dict], omitted: int, first: list[str] | tuple = ()) -> str:
-    """Items grouped by kind (the kind asked for, then conventions ... journal); numbers give the
-    overall rank."""
+    """Items grouped by kind (the kind asked for, then conventions ... journal), in rank order within
+    each group (so the current project's notes lead it); numbers give the overall rank."""
     ranked = list(enumerate(items, 1))
     out = []
     order = [g for g in GROUPS if g[1] and g[1] & set(first)] + [g for g in GROUPS if not (g[1] and g[1] & set(first))]
@@ -457,30 +473,41 @@ def render_text(items: list[dict], omitted: int, first: list[str] | tuple = ()) 
     return "\n".join(out) + ("\n" if out else "")
 
 
-def _cost(items: list[dict], omitted: int) -> int:
-    # Group order does not change the length, so one rendering measures every order.
-    return max(len(render_text(items, omitted)), len(json.dumps(items, ensure_ascii=False)))
+def render(res: dict, as_json: bool = False) -> str:
+    """What `query` prints, text or JSON: the string the budget is measured on."""
+    if as_json:
+        return json.dumps({"query": res["query"], "items": [{k: it[k] for k in JSON_KEYS} for it in res["items"]],
+                           "omitted": res["omitted"]}, ensure_ascii=False, indent=2) + "\n"
+    if res["items"]:
+        return render_text(res["items"], res["omitted"], res["first"])
+    if res["omitted"]:
+        return f"{res['omitted']} notes match but none fits in the budget: raise --budget\n"
+    return f"Nothing in the vault about {res['query']!r}.\n"
 
 
-def pack(items: list[dict], budget_tokens: int) -> tuple[list[dict], int]:
-    """The best items whose rendering (text and JSON alike) fits in the budget; the rest counted."""
+def pack(res: dict, items: list[dict], budget_tokens: int, as_json: bool = False) -> dict:
+    """`res` with the best items whose rendering fits in the budget, the rest counted in `omitted`.
+    The echoed question is cut short when even an empty answer would not fit."""
     limit = budget_tokens * CHARS_PER_TOKEN
+
+    def cost(shown: list[dict]) -> int:
+        return len(render(dict(res, items=shown, omitted=len(items) - len(shown)), as_json))
+
+    question = res["query"]
+    while (over := cost([]) - limit) > 0 and question:
+        question = question[:max(0, len(question) - over - 1)]
+        res = dict(res, query=question + "…")
     shown: list[dict] = []
-    for k, it in enumerate(items):
-        rest = len(items) - k - 1
-        if _cost(shown + [it], rest) <= limit:
+    for it in items:
+        if cost(shown + [it]) <= limit:
             shown.append(it)
             continue
         trimmed = dict(it, summary="", why=it["why"][:1])
-        if not shown and _cost([trimmed], rest) <= limit:
+        if not shown and cost([trimmed]) <= limit:
             shown.append(trimmed)
             continue
         break
-    omitted = len(items) - len(shown)
-    while shown and _cost(shown, omitted) > limit:
-        shown.pop()
-        omitted += 1
-    return shown, omitted
+    return dict(res, items=shown, omitted=len(items) - len(shown))
 
 
 # ---------------------------------------------------------------- search and the baseline

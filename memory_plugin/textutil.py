@@ -40,11 +40,18 @@ STATUS_WORDS = {"open": {"open", "todo", "in-progress"}, "unresolved": {"open", 
                 "resolved": {"resolved", "done"}, "done": {"done", "resolved"}, "current": {"current", "adopted"},
                 "adopted": {"adopted", "current"}, "todo": {"todo", "open"}}
 
+CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "ly", "s")
 
 
 def fold(s: str) -> str:
     return unicodedata.normalize("NFC", s).casefold()
+
+
+def one_line(s: str) -> str:
+    """`s` with each control character (newlines and tabs too) as a space, runs of spaces as one."""
+    return re.sub(r" {2,}", " ", CONTROL_RE.sub(" ", s)).strip()
 
 
 def words(s: str) -> list[str]:

@@ -16,6 +16,16 @@ def test_config_yaml_documents_every_key_with_its_default():
         assert doc[key] == default, key
 
 
+def test_brief_chars_bounds_are_accepted(tmp_path, monkeypatch):
+    from memory_plugin.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
+
+    f = tmp_path / "c.yaml"
+    monkeypatch.setenv("MEMORY_PLUGIN_CONFIG", str(f))
+    for value in (BRIEF_MIN_CHARS, BRIEF_HARD_CAP):
+        f.write_text(f"brief_chars: {value}\n")
+        assert load_config().brief_chars == value
+
+
 def test_precedence_defaults_file_env_cli(tmp_path, monkeypatch):
     f = tmp_path / "c.yaml"
     f.write_text("hub_count: 3\nvault: /from/file\nbrief_chars: 4000\n")
@@ -44,6 +54,7 @@ def test_default_user_config_path(isolated_home):
     ("hub_count: true\n", "key `hub_count` must be int"),
     ("exclude: notalist\n", "key `exclude` must be list"),
     ("brief_chars: 20000\n", "brief_chars"),
+    ("brief_chars: 200\n", "key `brief_chars` must be at least 1200"),
     ("[unclosed\n", "not valid YAML"),
     ("journal_folder: ../out\n", "key `journal_folder` must be a folder inside the vault"),
     ("journal_folder: /tmp/out\n", "key `journal_folder` must be a folder inside the vault"),

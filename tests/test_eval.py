@@ -57,3 +57,14 @@ def test_eval_bad_questions_file(tmp_path, vault):
         assert r.returncode == 2 and r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1
     r = run_cli("--vault", str(vault), "eval", str(tmp_path / "missing.yaml"))
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_eval_unknown_kind_is_an_error_naming_the_question(tmp_path, vault):
+    q = tmp_path / "q.yaml"
+    q.write_text("questions:\n  - {q: 'WAL', expect: ['Concepts/Write-ahead logging.md'], kind: alias}\n"
+                 "  - {q: 'how do we deploy?', expect: ['SOPs/Deploy.md'], kind: paraphrse}\n")
+    r = run_cli("--vault", str(vault), "eval", str(q))
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("Error: ") and r.stderr.count("\n") == 1
+    assert "question 2" in r.stderr and "how do we deploy?" in r.stderr and "`paraphrse`" in r.stderr
+    assert "keyword, paraphrase, alias, graph-bridge, type-filtered, temporal, negative" in r.stderr

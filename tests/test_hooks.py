@@ -238,3 +238,111 @@ def test_redaction():
                "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- me@example.com", emails=True)
     for secret in ("sk-ant", "ghp_", "AKIA", "hunter2", "'abc'", "abcdefghijklmnopqrstu", "MIIE", "me@example.com"):
         assert secret not in s, secret
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("run it with --password hunter2 now", "run it with --password [REDACTED] now"),
+    ("--db-password=hunter2", "--db-password=[REDACTED]"),
+    ("login pw=secret123", "login pw=[REDACTED]"),
+    ("pwd=abc123 then", "pwd=[REDACTED] then"),
+    ("passphrase: hunter2", "passphrase: [REDACTED]"),
+    ("secret: xyz and more", "secret: [REDACTED] and more"),
+    ("--token abc", "--token [REDACTED]"),
+    ("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz0123", "OPENAI_API_KEY=[REDACTED]"),
+    ("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123 x", "GITHUB_TOKEN=[REDACTED] x"),
+    ('{"api_key": "abc def"}', '{"api_key": [REDACTED]}'),
+    ("private_key: -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
+     "private_key: [REDACTED PRIVATE KEY]"),
+    # ordinary words stay
+    ("reset the password flow", "reset the password flow"),
+    ("the author: Smith; tokens: 5; use a token to auth", "the author: Smith; tokens: 5; use a token to auth"),
+    ("mysql --password --user root", "mysql --password --user root"),
+])
+def test_redaction_of_key_value_secrets(text, expected):
+    from memory_plugin.journal import redact
+
+    assert redact(text) == expected
+
+
+def test_session_end_writes_entry_when_index_is_corrupt(env, vault, cache_dir):
+    note = vault / "Learnings" / "Before corruption.md"
+    note.write_text("# learned\n")
+    hook("post-tool-use", {"session_id": "corrupt1", "tool_input": {"file_path": str(note)}}, env)
+    (cache_dir / "index.sqlite").resolve().write_bytes(b"garbage" * 1000)
+    private = vault / "Personal" / "Salary negotiation.md"
+    hook("post-tool-use", {"session_id": "corrupt1", "tool_input": {"file_path": str(private)}}, env)
+    r = hook("session-end", {"session_id": "corrupt1", "cwd": "/tmp/atlas", "reason": "other"}, env)
+    assert r.returncode == 0 and r.stdout == ""
+    line = (vault / "journal" / time.strftime("%Y-%m-%d.md")).read_text().strip().splitlines()[-1]
+    assert "session corrupt1" in line and "[[Learnings/Before corruption]]" in line
+    assert "Salary" not in line  # the file-based private check still applies
+    assert "private notes checked from their files" in (cache_dir / "hooks.log").read_text()
+    errors = json.loads((cache_dir / "errors.json").read_text())
+    assert "index" in errors["session-end"]["message"]
+
+
+def test_bad_stdin_errors_go_to_the_configured_cache_dir(vault, isolated_home, monkeypatch):
+    from memory_plugin.config import load_config
+
+    monkeypatch.delenv("MEMORY_PLUGIN_CACHE_DIR")
+    monkeypatch.setenv("MEMORY_PLUGIN_VAULT", str(vault))
+    configured = load_config().cache_dir
+    fallback = isolated_home / ".cache" / "memory-plugin"
+    assert hook("post-tool-use", None, raw="garbage").returncode == 0
+    assert "post-tool-use ERROR" in (configured / "hooks.log").read_text()
+    assert not (fallback / "hooks.log").exists()
+    text = context_of(hook("session-start", {"cwd": "/"}))
+    assert "post-tool-use hook at" in text and "not JSON" in text
+    # only when the config itself cannot be loaded does the error go to the fallback dir
+    bad = isolated_home / "bad.yaml"
+    bad.write_text("hub_count: many\n")
+    assert hook("post-tool-use", None, {"MEMORY_PLUGIN_CONFIG": str(bad)}, raw="garbage").returncode == 0
+    assert "not JSON" in (fallback / "hooks.log").read_text()
+
+
+def _section(text: str, title: str) -> str | None:
+    return next((s for s in text.split("\n## ") if s.startswith(title)), None)
+
+
+@pytest.mark.parametrize("name", ["zeta-9", "My Project", "a", "atlas"])
+def test_brief_journal_lines_are_the_current_projects(env, vault, tmp_path, name):
+    (vault / "journal" / "2026-11-28.md").write_text(
+        "---\ntype: journal\n---\n# 2026-11-28\n\n"
+        + "".join(f"- 1{i}:00 · project {p} · session s{i} · other · \"work on {p} {i}\"\n"
+                  for i, p in enumerate(["beacon", name, "beacon", name, "memory-plugin"])))
+    assert run_cli("sync", env=env).returncode == 0
+    proj = tmp_path / "w" / name
+    proj.mkdir(parents=True)
+    text = context_of(hook("session-start", {"cwd": str(proj)}, env))
+    section = _section(text, f"Latest journal lines for {name}")
+    assert section, text
+    lines = [l for l in section.splitlines() if l.startswith("- ")]
+    assert lines[:2] == [f"- 2026-11-28 13:00 · project {name} · session s3 · other · \"work on {name} 3\"",
+                         f"- 2026-11-28 11:00 · project {name} · session s1 · other · \"work on {name} 1\""]
+    assert all(f"· project {name} ·" in l for l in lines)
+    assert _section(text, "Latest journal lines\n") is None
+
+
+@pytest.mark.parametrize("project", [None, "atlas", "beacon", "nowhere", "p" * 300])
+def test_brief_never_exceeds_brief_chars(env, cache_dir, project):
+    from memory_plugin import brief
+    from memory_plugin.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
+
+    real = brief.load(cache_dir)
+    stress = {**real, "vault": "/" + "v" * 3000, "notes": 10 ** 9}
+    for data in (real, stress):
+        for chars in (BRIEF_MIN_CHARS, BRIEF_MIN_CHARS + 1, 1500, 2000, 3333, 6000, 9999, BRIEF_HARD_CAP):
+            for error in (None, "e " * 2000):
+                text = brief.compose(data, brief_chars=chars, project=project, error=error, now=4e9,
+                                     syncing="a background rebuild has started", synced_at=1)
+                assert len(text) <= chars, (chars, project, bool(error))
+                assert text.startswith("<memory-plugin-reference>") and text.endswith("</memory-plugin-reference>")
+
+
+def test_brief_chars_minimum_through_the_hook(env, tmp_path):
+    from memory_plugin.config import BRIEF_MIN_CHARS
+
+    cfgf = tmp_path / "c.yaml"
+    cfgf.write_text(f"brief_chars: {BRIEF_MIN_CHARS}\n")
+    text = context_of(hook("session-start", {"cwd": str(tmp_path / "atlas")}, {**env, "MEMORY_PLUGIN_CONFIG": str(cfgf)}))
+    assert len(text) <= BRIEF_MIN_CHARS and "more items left out" in text

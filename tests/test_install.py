@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,65 @@ def test_plugin_hook_without_installed_command_says_how_to_install(tmp_path):
     r = subprocess.run([str(ROOT / "hooks" / "run"), "post-tool-use"], input="{}", capture_output=True,
                        text=True, env=env)
     assert r.returncode == 0 and r.stdout == ""
+
+
+def test_uninstall_keeps_keys_that_existed_before_even_empty(settings, vault):
+    original = {**OTHER, "hooks": {**OTHER["hooks"], "SessionEnd": [], "Notification": []}}
+    settings.write_text(json.dumps(original, indent=4))
+    assert run_cli("install", "--vault", str(vault)).returncode == 0
+    assert json.loads(settings.read_text())["hooks"]["Notification"] == []
+    assert run_cli("uninstall").returncode == 0
+    assert json.loads(settings.read_text()) == original
+
+
+def test_uninstall_removes_the_settings_file_install_created(isolated_home):
+    p = isolated_home / ".claude" / "settings.json"
+    assert run_cli("install").returncode == 0 and p.exists()
+    r = run_cli("uninstall")
+    assert r.returncode == 0, r.stderr
+    assert not p.exists() and not p.with_name("settings.json.memory-plugin.bak").exists()
+    # once something else was added to it, it stays, without our hooks
+    assert run_cli("install").returncode == 0
+    p.write_text(json.dumps({**json.loads(p.read_text()), "model": "opus"}))
+    assert run_cli("uninstall").returncode == 0
+    assert json.loads(p.read_text()) == {"model": "opus"}
+
+
+def test_doctor_timing_run_keeps_unresolved_errors(settings, vault_env, cache_dir):
+    run_cli("install")
+    run_cli("hook", "session-end", input="not json", env=vault_env)
+    for _ in range(2):
+        r = run_cli("doctor", env=vault_env)
+        assert r.returncode == 1 and "unresolved session-end hook error" in r.stdout, r.stdout
+    assert "not JSON" in json.loads((cache_dir / "errors.json").read_text())["session-end"]["message"]
+
+
+def test_doctor_checks_that_the_plugin_hooks_find_the_command(isolated_home, vault_env, tmp_path):
+    p = isolated_home / ".claude" / "settings.json"
+    p.parent.mkdir(parents=True)
+    p.write_text(json.dumps({"enabledPlugins": {"memory-plugin@memory-plugin": True}}))
+    exe = Path(sys.executable).parent / "memory-plugin"
+    bare = {**vault_env, "PATH": "/usr/bin:/bin"}
+    r = run_cli("doctor", env=bare)
+    assert r.returncode == 1, r.stdout
+    assert "finds no `memory-plugin` executable" in r.stdout and "MEMORY_PLUGIN_BIN" in r.stdout
+    r = run_cli("doctor", env={**bare, "MEMORY_PLUGIN_BIN": str(exe)})
+    assert r.returncode == 0 and f"which runs {exe}" in r.stdout, r.stdout
+    # a plugin installed from a checkout: hooks/run finds the checkout's .venv
+    checkout = tmp_path / "checkout"
+    (checkout / ".venv" / "bin").mkdir(parents=True)
+    (checkout / ".venv" / "bin" / "memory-plugin").symlink_to(exe)
+    (isolated_home / ".claude" / "plugins").mkdir(parents=True)
+    (isolated_home / ".claude" / "plugins" / "known_marketplaces.json").write_text(json.dumps(
+        {"memory-plugin": {"source": {"source": "directory", "path": str(checkout)}, "installLocation": str(checkout)}}))
+    r = run_cli("doctor", env=bare)
+    assert r.returncode == 0 and str(checkout / ".venv") in r.stdout, r.stdout
+
+
+def test_plugin_hook_disabled_prints_nothing(tmp_path):
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(tmp_path),
+           "MEMORY_PLUGIN_DISABLE": "1"}
+    for event in ("session-start", "post-tool-use", "session-end"):
+        r = subprocess.run([str(ROOT / "hooks" / "run"), event], input="{}" * 100_000, capture_output=True,
+                           text=True, env=env)
+        assert r.returncode == 0 and r.stdout == "" and r.stderr == "", event

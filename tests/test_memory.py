@@ -1,10 +1,12 @@
 """remember, supersede, contradicts, validate, retract: what they write, and what they never touch."""
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conftest import hash_tree, run_cli
 from memory_plugin import propedit
@@ -88,6 +90,19 @@ def test_odd_characters_become_a_safe_file_name(built):
     p = json.loads(r.stdout)["path"]
     assert p.startswith("Inbox/") and not any(ch in p for ch in '":#?[]')
     assert 'title: "Why: \\"quotes\\" & #hash? [x]"' in (built / p).read_text()
+
+
+def test_control_characters_never_reach_the_note(built):
+    """C0, DEL and C1 characters: a space in the title, summary and project, dropped from tags."""
+    r = remember(built, "--type", "note", "--title", "a\x01b\x7fc\x85d\te", "--summary", "one\x1btwo\x9f",
+                 "--tag", "x\x02y", "--project", "p\x03q", "--json")
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    text = (built / res["path"]).read_text(encoding="utf-8")
+    assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]", text), repr(text)
+    assert res["title"] == "a b c d e" and "\n# a b c d e\n" in text
+    props = yaml.safe_load(text.split("---")[1])
+    assert props["summary"] == "one two" and props["tags"] == ["xy"] and props["project"] == "p q"
 
 
 @pytest.mark.parametrize("args, msg", [

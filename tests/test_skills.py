@@ -1,4 +1,5 @@
 """The three SKILL.md files: frontmatter Claude Code accepts, and commands the CLI really has."""
+import json
 import re
 
 import pytest
@@ -46,3 +47,14 @@ def test_rules_are_stated():
     assert "supersede" in w and "never invent" in w.lower()
     _, r = frontmatter("memory-reorganize")
     assert "ask" in r.lower() and "--apply" in r and "--dry-run" in r
+
+
+def test_query_skill_documents_what_query_prints(vault_env):
+    """The JSON keys the skill names are exactly the keys printed, and the budget floor is stated."""
+    from memory_plugin.query import MIN_BUDGET
+
+    _, body = frontmatter("memory-query")
+    line = next(x for x in body.splitlines() if "`--json` gives" in x)
+    out = json.loads(run_cli("query", "job queue", "--json", env=vault_env).stdout)
+    assert set(out) | set(out["items"][0]) == set(re.findall(r'"(\w+)"', line))
+    assert f"at least {MIN_BUDGET}" in body
