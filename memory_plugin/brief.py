@@ -10,11 +10,10 @@ import os
 import re
 import time
 
-from .config import BRIEF_MIN_CHARS
+from .config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
 
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
-HARD_CAP = 10_000
 SUMMARY = 200
 CLOSED_PITFALL = ("resolved", "closed", "fixed", "done", "retracted", "superseded", "obsolete")
 OLD_DECISION = ("superseded", "retracted", "deprecated", "rejected", "obsolete")
@@ -68,6 +67,7 @@ def _journal(conn, cfg, names: dict[str, str]) -> dict[str, list[str]]:
     rows = conn.execute("SELECT n.path, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
                         "WHERE n.type = 'journal' AND n.private = 0 ORDER BY n.path DESC LIMIT 30").fetchall()
     out: dict[str, list[str]] = {"*": []}
+    mentions = [(k, re.compile(r"(?<![\w-])" + re.escape(k) + r"(?![\w-])")) for k in names]
     for path, body in rows:
         day = path.rsplit("/", 1)[-1][:-3] if path.startswith(jf + "/") else path
         for line in reversed([l.strip() for l in (body or "").split("\n") if l.strip().startswith(("- ", "* "))]):
@@ -77,8 +77,7 @@ def _journal(conn, cfg, names: dict[str, str]) -> dict[str, list[str]]:
                 out["*"].append(text)
             m = _ENTRY_PROJECT.match(entry)
             low = line.lower()
-            keys = [m.group(1).lower()] if m else [
-                k for k in names if re.search(r"(?<![\w-])" + re.escape(k) + r"(?![\w-])", low)]
+            keys = [m.group(1).lower()] if m else [k for k, rx in mentions if rx.search(low)]
             for key in keys:
                 lst = out.setdefault(key, [])
                 if len(lst) < JOURNAL_LINES:

@@ -6,6 +6,7 @@ import os
 import re
 import time
 
+from . import textutil
 from .fsutil import atomic_write, file_lock
 
 REQUEST_CHARS = 200
@@ -96,7 +97,7 @@ def first_request(transcript_path, max_lines: int = 5000, max_bytes: int = 8_000
 
 
 def one_line(text: str, limit: int = REQUEST_CHARS) -> str:
-    text = re.sub(r"\s+", " ", text).strip().replace('"', "'")
+    text = textutil.one_line(text).replace('"', "'")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

@@ -289,9 +289,9 @@ def _graph(conn, cands: dict[str, _Cand], base: dict[str, float]) -> None:
                 c.prox_why.append((contrib, f"shares #{tag} with [[{titles.get(s, s)}]]"))
 
 
-def _in_project(r: dict, project: str) -> bool:
-    """The note belongs to `project`: its `project` property, a folder of that name, or the project's hub."""
-    p = T.fold(project)
+def _in_project(r: dict, p: str) -> bool:
+    """The note belongs to project `p` (folded): its `project` property, a folder of that name, or the
+    project's hub."""
     return (T.fold(r["project"] or "") == p or p in (T.fold(f) for f in r["path"].split("/")[:-1])
             or bool(r["hub"]) and T.fold(r["title"]) == p)
 
@@ -323,6 +323,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     history = history or q["history"]
     if project is None:
         project = detect_project(conn, cwd)
+    pfold = T.fold(project) if project else ""
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     cands: dict[str, _Cand] = {}
     _text_hits(conn, q, type_, cands, n_notes)
@@ -382,7 +383,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if q["statuses"] and (r["status"] or "") in q["statuses"]:
             s *= 1.25
         if project:
-            c.mine = _in_project(r, project)
+            c.mine = _in_project(r, pfold)
             s *= 1.4 if c.mine else (0.9 if r["project"] else 1.0)
         hist = (r["status"] or "") in HISTORICAL or p.lower().startswith("archive/") or "archive" in \
             [t.lower() for t in r["tags"]]

@@ -41,6 +41,7 @@ STATUS_WORDS = {"open": {"open", "todo", "in-progress"}, "unresolved": {"open", 
                 "adopted": {"adopted", "current"}, "todo": {"todo", "open"}}
 
 CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
+_BREAKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "ly", "s")
 
@@ -50,8 +51,8 @@ def fold(s: str) -> str:
 
 
 def one_line(s: str) -> str:
-    """`s` with each control character (newlines and tabs too) as a space, runs of spaces as one."""
-    return re.sub(r" {2,}", " ", CONTROL_RE.sub(" ", s)).strip()
+    """`s` on one line: each run of whitespace or control characters (C0, DEL, C1) as one space."""
+    return _BREAKS.sub(" ", s).strip()
 
 
 def words(s: str) -> list[str]:
