@@ -11,7 +11,7 @@ def register(cli: click.Group) -> None:
     from .cli import echo_json
 
     @cli.command("hook", context_settings={"ignore_unknown_options": True})
-    @click.argument("event", type=click.Choice(["session-start", "post-tool-use", "session-end"]))
+    @click.argument("event", type=click.Choice(["session-start", "user-prompt-submit", "post-tool-use", "session-end"]))
     def hook(event):
         """Run a Claude Code hook: reads the hook JSON on stdin, always exits 0."""
         from .hooks import run_hook
