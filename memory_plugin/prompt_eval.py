@@ -4,7 +4,8 @@ Each prompt runs as the first prompt of a fresh session (the brief's notes are e
 - injected: share of prompts that get any item;
 - precision: injected items that are among the prompt's expected notes / all injected items;
 - answered: answerable prompts that get an expected note (injected, or already in the brief);
-- ordinary / negative injected: share of those prompts that get any item (they should get none);
+- ordinary / negative injected: share of those prompts with no expected note that get any item
+  (they should get none; an ordinary prompt that names a helpful note counts for precision only);
 - capture precision / recall: over prompts marked `capture: true`;
 - tokens/prompt: characters added / 4, averaged over all prompts.
 """
@@ -72,7 +73,7 @@ def run(cfg, prompts: list[dict], mode: str | None = None) -> dict:
         out = P.respond(cfg, q["prompt"], record=False, mode=mode)
         got = [i["path"] for i in out["items"]]
         exp = set(q["expected"])
-        rows.append({"id": q["id"], "kind": q["kind"], "injected": got,
+        rows.append({"id": q["id"], "kind": q["kind"], "injected": got, "want": bool(exp),
                      "hits": sum(1 for g in got if g in exp),
                      "answered": bool(exp & (set(got) | brief)),
                      "capture_expected": q["capture"], "capture": out["capture"],
@@ -93,7 +94,7 @@ def summarize(rows: list[dict]) -> dict:
     want = [r for r in rows if r["capture_expected"]]
     by_kind = {}
     for k in PROMPT_KINDS:
-        ks = [r for r in rows if r["kind"] == k]
+        ks = [r for r in rows if r["kind"] == k and (k == "answerable" or not r["want"])]
         if ks:
             by_kind[k] = {"n": len(ks), "injected": _share(sum(1 for r in ks if r["injected"]), len(ks))}
     return {
