@@ -32,19 +32,15 @@ def _modes() -> list[str]:
     return modes
 
 
-def _mode_env(mode: str, cfgdir) -> dict:
-    """A config file that switches the semantic layer off for the lexical runs."""
-    if mode == "semantic":
-        return {}
-    f = cfgdir / "lexical.yaml"
-    f.write_text("semantic: false\n")
-    return {"MEMORY_PLUGIN_CONFIG": str(f)}
+def _mode_env(mode: str) -> dict:
+    """The lexical runs switch the semantic layer off (`embedding_model: off`)."""
+    return {} if mode == "semantic" else {"MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}
 
 
 def bench(n: int, runs: int, mode: str) -> dict:
     v = vault(n)
     cache = OUT / f"promptcache-{n}"
-    env = {"MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache), **_mode_env(mode, OUT)}
+    env = {"MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache), **_mode_env(mode)}
     subprocess.run([EXE, "rebuild"], env={**os.environ, **env}, check=True, capture_output=True)
     titles = sorted(p.stem for p in v.rglob("*.md") if ".groundtruth" not in p.parts)
     rnd = random.Random(n)
