@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import links as L
+from . import textutil as T
 from .config import Config
 from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"  # 5: fts gained a headings column (last, so bm25 weight lists stay valid)
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -51,7 +52,7 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
-CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
   tokenize = 'unicode61 remove_diacritics 2');
 """
 
@@ -174,13 +175,13 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
          dumps(note.warnings), len(note.body)))
     nid = cur.lastrowid
     if note.private:
-        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
-                     (nid, note.title, "", "", "", ""))
+        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
+                     (nid, note.title, "", "", "", "", ""))
     else:
-        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
+        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
                      (nid, f"{note.title} {note.display_title}" if note.display_title != note.title
                       else note.title, " ".join(note.aliases), " ".join(note.tags), note.summary,
-                      note.body))
+                      note.body, "\n".join(T.headings(note.body))))
     conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)",
                      [(note.path, t, t.lower()) for t in note.tags])
     conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)",
@@ -636,6 +637,6 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         "warnings": sorted(tuple(r) for r in conn.execute(
             "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
         "fts": sorted(tuple(r) for r in conn.execute(
-            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body FROM fts f JOIN notes n ON n.id=f.rowid")),
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings FROM fts f JOIN notes n ON n.id=f.rowid")),
         "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
     }
