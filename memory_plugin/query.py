@@ -100,18 +100,19 @@ RECENCY_SHARE = 0.1     # share that follows recency (halved each year since val
 ABSTAIN = {
     "semantic_min": 0.40,   # semantic on: the best cosine at or above this is evidence enough
     "agree_top": 5,         # semantic on: lexical and semantic both rank a note in their top N
-    "lexical_cover": 0.25,  # lexical only: the best of the top N BM25 hits holds this share of the
-                            # question's idf mass (a word no note has weighs most)
+    "lexical_known": 0.5,   # lexical only: the words some note has hold at least this share of
+                            # the question's idf mass (a word no note has weighs the most; words
+                            # about history or status do not count: they steer the rules)
 }
 
 
 def abstain(ev: dict) -> bool:
     """The one rule for "nothing in the vault about X": (semantic on) neither a close-enough meaning
-    nor agreement between the lexical and semantic top lists, or (lexical only) no top hit holding
-    enough of the question's idf mass. Set on bench/dev/til (see bench/RESULTS.md)."""
+    nor agreement between the lexical and semantic top lists, or (lexical only) the question being
+    mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
     if ev["semantic"]:
         return ev["sem_top"] < ABSTAIN["semantic_min"] and not ev["agree"]
-    return ev["cover"] < ABSTAIN["lexical_cover"]
+    return ev["known"] < ABSTAIN["lexical_known"]
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str]:
@@ -185,7 +186,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"]), "notice": ""}
     kinds = [type_] if type_ else sorted(q["intent"])
     cands: dict[str, R.Cand] = {}
-    ev = {"semantic": False, "sem_top": 0.0, "agree": False, "cover": 0.0}
+    ev = {"semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -207,10 +208,10 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                    {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
             ev.update(semantic=True, sem_top=sem[0].score if sem else 0.0,
                       agree=bool({h[0] for h in lex[:ABSTAIN["agree_top"]]} & {h.path for h in sem[:ABSTAIN["agree_top"]]}))
-        if lex:
+        if q["content"]:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-            idf = R.idf(conn, q["content"], n_notes)
-            ev["cover"] = max(sum(idf[w] for w in h[2]) for h in lex[:ABSTAIN["agree_top"]]) / (sum(idf.values()) or 1)
+            topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
+            ev["known"] = R.known_share(conn, topic, n_notes)
         if abstain(ev):
             return pack(res, [], budget, as_json)
         R.fuse(cands)

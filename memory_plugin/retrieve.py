@@ -107,13 +107,16 @@ def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
     return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
 
 
-def idf(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, float]:
-    """BM25's idf of each word (a word no note has gets the highest: it is the most specific)."""
-    out = {}
+def known_share(conn: sqlite3.Connection, content: list[str], n_notes: int) -> float:
+    """The share of the question's idf mass (BM25's idf; a word no note has weighs the most) held by
+    words some note has: low when the question is mostly about things the vault never mentions."""
+    total = known = 0.0
     for w in content:
         df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
-        out[w] = math.log((n_notes - df + 0.5) / (df + 0.5) + 1)
-    return out
+        idf = math.log((n_notes - df + 0.5) / (df + 0.5) + 1)
+        total += idf
+        known += idf if df else 0.0
+    return known / total if total else 1.0
 
 
 def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None) -> tuple[list[tuple[str, float]], dict]:

@@ -266,9 +266,13 @@ def test_rules_are_named_weights_that_drive_the_ranking(conn, monkeypatch):
 
 
 def test_lexical_abstention_is_one_rule(conn):
-    """Lexical only: nothing when no top hit holds ABSTAIN["lexical_cover"] of the question's idf mass."""
+    """Lexical only: nothing when the words some note has hold less than ABSTAIN["lexical_known"] of
+    the question's idf mass; a question all of whose words the vault has is always answered."""
     cfg, c = conn
-    assert Q.abstain({"semantic": False, "sem_top": 0.0, "agree": False, "cover": Q.ABSTAIN["lexical_cover"] - 0.01})
-    assert not Q.abstain({"semantic": False, "sem_top": 0.0, "agree": False, "cover": Q.ABSTAIN["lexical_cover"]})
+    ev = {"semantic": False, "sem_top": 0.0, "agree": False}
+    assert Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"] - 0.01})
+    assert not Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"]})
+    assert Q.query(cfg, c, "zebra giraffe database", record=False, project="", semantic=False)["items"] == []
+    assert Q.query(cfg, c, "which queue did atlas use originally?", record=False, project="", semantic=False)["items"]
     assert Q.query(cfg, c, "terraform helm kubernetes rebalancing", record=False, project="",
                    semantic=False)["items"] == []
