@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .fsutil import atomic_write
 
 HTML = "graph.html"
 TEMPLATE = "view_template.html"
