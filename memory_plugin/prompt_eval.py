@@ -61,7 +61,13 @@ def load(path: str | Path) -> tuple[list[dict], Path | None]:
 
 def modes(cfg) -> list[str | None]:
     """The modes to compare: lexical, and semantic when the extra and a model are there."""
-    return [None]
+    try:
+        from . import semantic
+
+        on = semantic.mode(cfg)[0] == "semantic"
+    except ImportError:
+        on = False
+    return ["lexical", "semantic"] if on else ["lexical"]
 
 
 def run(cfg, prompts: list[dict], mode: str | None = None) -> dict:
