@@ -11,6 +11,7 @@ Most prompts get nothing: the hook then prints nothing.
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 
@@ -97,11 +98,14 @@ ITEM_RULE = {
     "agree_top": 5,         # ... it is in both the lexical and the semantic top 5 ...
     "lexical_cover": 0.50,  # ... or (either mode) the prompt words it has hold this share of the
                             # prompt's idf mass ...
-    "min_words": 2,         # ... and are at least this many words
+    "min_words": 2,         # ... and are at least this many words ...
+    "specific": 1.5,        # ... as informative together as this many words that one note alone has
+                            # (idf summed, in units of the idf of a word with document frequency 1)
+    "follow_share": 0.8,    # an item after the first scores at least this share of the first's score
 }
 
 
-def confident(item: dict, idf: dict[str, tuple[float, int]], semantic_on: bool) -> bool:
+def confident(item: dict, idf: dict[str, tuple[float, int]], semantic_on: bool, unique_idf: float) -> bool:
     """Does this item carry enough evidence of its own to be put in front of Claude unasked?"""
     found = item.get("found") or {}
     if semantic_on and "semantic" in found:
@@ -112,8 +116,9 @@ def confident(item: dict, idf: dict[str, tuple[float, int]], semantic_on: bool) 
             return True
     total = sum(w for w, _ in idf.values()) or 1.0
     words = [w for w in item.get("matched") or () if w in idf]
-    cover = sum(idf[w][0] for w in words) / total
-    return len(words) >= ITEM_RULE["min_words"] and cover >= ITEM_RULE["lexical_cover"]
+    mass = sum(idf[w][0] for w in words)
+    return (len(words) >= ITEM_RULE["min_words"] and mass / total >= ITEM_RULE["lexical_cover"]
+            and mass >= ITEM_RULE["specific"] * unique_idf)
 
 
 def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str | None = None,
@@ -132,9 +137,13 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     q = Q.parse_question(prompt)
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     idf = R.idf_weights(conn, q["content"], n_notes)
+    unique = math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word only one note has
     out = []
+    top = max(i["score"] for i in res["items"])
     for it in res["items"]:
-        if it["path"] in exclude or it.get("type") == "journal" or not confident(it, idf, bool(ev.get("semantic"))):
+        if out and it["score"] < ITEM_RULE["follow_share"] * top:
+            break
+        if it["path"] in exclude or it.get("type") == "journal" or not confident(it, idf, bool(ev.get("semantic")), unique):
             continue
         out.append(it)
         if len(out) >= max_items:
