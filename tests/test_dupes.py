@@ -180,5 +180,7 @@ def test_judge_unit_generic_words_count_for_little():
     b = dupes.Doc("Orchid lesson", "learning", None, "Water orchids when the bark is dry.", "")
     v = dupes.judge(a, b, idf)
     assert not v.duplicate and v.score < 0.2
-    c = dupes.Doc("Chess endgame lesson", "learning", None, "Rooks go behind passed pawns in endgames.", "")
-    assert dupes.judge(a, c, idf).duplicate
+    body = "Tarrasch's rule: rooks belong behind passed pawns, yours or the opponent's; cut the king off on a file."
+    a2 = dupes.Doc("Chess lesson", "learning", None, "Rooks go behind passed pawns.", body)
+    c = dupes.Doc("Chess endgame lesson", "learning", None, "Rooks go behind passed pawns in endgames.", body)
+    assert dupes.judge(a2, c, idf).duplicate
