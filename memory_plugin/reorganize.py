@@ -209,8 +209,8 @@ def _missing_summaries(notes, cfg, conn) -> list[dict]:
     out = []
     for n in sorted(notes, key=lambda n: n["path"]):
         if n["path"] not in shown or n["type"] == "journal" or "summary" in n["props"] \
-                or "description" in n["props"]:
-            continue
+                or "description" in n["props"] or str(n["props"].get("desc") or "").strip():
+            continue  # Dendron keeps its summary in `desc`
         derived = n["summary"] or ""
         if len(T.words(derived)) >= MIN_SUMMARY_WORDS:
             continue  # its first paragraph already serves as its summary
@@ -254,11 +254,13 @@ def _no_hub(cfg, conn, by_path, today) -> list[dict]:
     except Exception:  # a graph that networkx cannot partition yields no proposal, not an error
         return []
     folder = _hub_folder(cfg, conn)
-    hub_links: dict[str, set[str]] = defaultdict(set)
-    for src, target in conn.execute("SELECT l.src, l.target FROM links l JOIN notes h ON h.path = l.src "
-                                    "WHERE h.hub = 1 AND l.target IS NOT NULL"):
-        hub_links[src].add(target)
-    out = []
+    # Who links whom: a note that already links most of a group (an authored hub, a Dendron parent,
+    # an index note) is that group's hub, whatever its type.
+    out_links: dict[str, set[str]] = defaultdict(set)
+    for src, target in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL AND src != target"):
+        if src in by_path:
+            out_links[src].add(target)
+    out, taken = [], set()
     for cm in comms:
         if cm["has_hub"]:
             continue
@@ -270,28 +272,36 @@ def _no_hub(cfg, conn, by_path, today) -> list[dict]:
         for _key, members in sorted(groups.items()):
             if len(members) < 3:
                 continue
-            if any(len(links & set(members)) >= HUB_COVERS * len(members) for links in hub_links.values()):
-                continue  # an existing hub already links most of them
-            p = _hub_proposal(conn, cfg, by_path, members, folder, today)
+            group = set(members)
+            if any(len(out_links.get(m, set()) & group) >= HUB_COVERS * (len(group) - 1) for m in members) or \
+                    any(len(links & group) >= HUB_COVERS * len(group) for links in out_links.values()):
+                continue  # a note already links most of them: it is their hub
+            p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken)
             if p:
+                taken.add(T.fold(p["action"]["path"]))
                 out.append(p)
     return out
 
 
-def _hub_proposal(conn, cfg, by_path, members, folder, today) -> dict | None:
+def _hub_proposal(conn, cfg, by_path, members, folder, today, taken: set[str]) -> dict | None:
     tags = Counter(t.lower() for m in members for t in json.loads(
         conn.execute("SELECT tags FROM notes WHERE path = ?", (m,)).fetchone()[0] or "[]")
         if t.lower() not in T.TYPE_WORDS and t.lower() not in ("journal", "moc", "hub"))
     top_tag = tags.most_common(1)[0] if tags else None
-    name = (top_tag[0].replace("/", " ").replace("-", " ").title() if top_tag and top_tag[1] >= 2
-            else by_path[members[0]]["display_title"])
-    try:
-        name = M.safe_filename(f"{name} MOC")
-    except MemoryPluginError:
+    names = [by_path[members[0]]["display_title"]]  # the group's most linked note names it
+    if top_tag and top_tag[1] >= 2:
+        names.append(top_tag[0].replace("/", " ").replace("-", " ").title())
+    for name in names:
+        try:
+            name = M.safe_filename(f"{name} MOC")
+        except MemoryPluginError:
+            continue
+        path = f"{folder}/{name}.md" if folder else f"{name}.md"
+        # a note of that name, or another proposal of it, would make this one a duplicate hub
+        if not M.same_name(conn, name) and not (cfg.vault / path).exists() and T.fold(path) not in taken:
+            break
+    else:
         return None
-    path = f"{folder}/{name}.md" if folder else f"{name}.md"
-    if M.same_name(conn, name) or (cfg.vault / path).exists():
-        return None  # a note of that name exists: proposing it again would duplicate it
     shown = members[:15]
     lines = ["---", "type: hub", f"summary: {propedit.render(f'Hub for {len(members)} related notes, starting with ' + by_path[members[0]]['display_title'] + '.')}",
              f"created: {today.isoformat()}", "---", f"# {name}", ""]
