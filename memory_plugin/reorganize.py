@@ -273,8 +273,8 @@ def _no_hub(cfg, conn, by_path, today) -> list[dict]:
             if len(members) < 3:
                 continue
             group = set(members)
-            if any(len(out_links.get(m, set()) & group) >= HUB_COVERS * (len(group) - 1) for m in members) or \
-                    any(len(links & group) >= HUB_COVERS * len(group) for links in out_links.values()):
+            need = max(2, HUB_COVERS * len(group))
+            if any(len(links & group) >= need for links in out_links.values()):
                 continue  # a note already links most of them: it is their hub
             p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken)
             if p:

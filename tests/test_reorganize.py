@@ -98,15 +98,17 @@ def _write(vault, rel, text):
 
 
 def _community(vault):
-    """Six notes linking each other, three in project tollgate and three in project zephyr."""
-    names = {"tollgate": ["Ledger entries", "Payout batches", "Refund flow"],
-             "zephyr": ["Sensor uplink", "Firmware channel", "Battery budget"]}
-    every = [n for ns in names.values() for n in ns]
+    """Eight linked notes, four in project tollgate and four in project zephyr, one link between them."""
+    names = {"tollgate": ["Ledger entries", "Payout batches", "Refund flow", "Chargeback desk"],
+             "zephyr": ["Sensor uplink", "Firmware channel", "Battery budget", "Antenna tuning"]}
     for project, ns in names.items():
-        for n in ns:
-            links = " ".join(f"[[{o}]]" for o in every if o != n)
+        for k, n in enumerate(ns):
+            links = [ns[(k + 1) % len(ns)]]
+            if project == "tollgate" and k == 3:
+                links.append("Sensor uplink")
             _write(vault, f"Projects/{project}/{n}.md",
-                   f"---\ntype: note\nproject: {project}\ntags: [{project}]\n---\n{n} of {project}. See {links}.\n")
+                   f"---\ntype: note\nproject: {project}\ntags: [{project}]\n---\n{n} of {project}. See "
+                   + " ".join(f"[[{o}]]" for o in links) + ".\n")
     assert run_cli("--vault", str(vault), "sync").returncode == 0
     return names
 
@@ -116,10 +118,10 @@ def test_create_hub_for_community(built):
     hubs_proposed = [p for p in proposals(built) if p["kind"] == "no-hub"]
     assert hubs_proposed
     for p in hubs_proposed:  # each within one project, in the vault's hub folder (Maps/)
-        projects = {n.split("/")[1] for n in p["notes"]}
+        projects = {n.split("/")[1] if n.startswith("Projects/") else "" for n in p["notes"]}
         assert len(projects) == 1, p["notes"]
         assert p["action"]["path"].startswith("Maps/"), p["action"]
-    hub = hubs_proposed[0]
+    hub = next(p for p in hubs_proposed if "Projects/tollgate/Ledger entries.md" in p["notes"])
     r = run_cli("--vault", str(built), "reorganize", "--apply", str(hub["id"]))
     assert r.returncode == 0, r.stderr
     path = hub["action"]["path"]
