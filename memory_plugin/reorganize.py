@@ -246,11 +246,10 @@ def _project_key(n: dict) -> str:
 
 
 def _no_hub(cfg, conn, by_path, today) -> list[dict]:
-    from . import graph as G
+    from . import graphdata
 
     try:
-        g = G.build_graph(conn)
-        comms = G.communities(g)
+        comms = graphdata.communities(graphdata.load(conn))
     except Exception:  # a graph that networkx cannot partition yields no proposal, not an error
         return []
     folder = _hub_folder(cfg, conn)
