@@ -79,7 +79,7 @@ def test_install_creates_missing_settings(isolated_home, vault):
     p = isolated_home / ".claude" / "settings.json"
     r = run_cli("install")
     assert r.returncode == 0, r.stderr
-    assert len(ours(json.loads(p.read_text()))) == 3
+    assert len(ours(json.loads(p.read_text()))) == 4  # SessionStart, UserPromptSubmit, PostToolUse, SessionEnd
 
 
 def test_dry_run_prints_diff_and_changes_nothing(settings):
