@@ -103,13 +103,18 @@ def one_line(text: str, limit: int = REQUEST_CHARS) -> str:
 
 def entry_line(*, when: float, project: str, session_id: str, reason: str, touched: list[str],
                request: str | None) -> str:
-    parts = [time.strftime("%H:%M", time.localtime(when)), f"project {project}",
-             f"session {session_id[:8] if session_id else 'unknown'}", reason or "other"]
-    if touched:
-        parts.append("touched " + ", ".join(f"[[{p[:-3] if p.endswith('.md') else p}]]" for p in touched))
+    """One journal line whatever the input: every field has its control characters and line breaks
+    removed (a newline in a reason, a folder name or a file name cannot forge another entry)."""
+    sid = textutil.one_line(session_id or "").replace('"', "'")[:8]
+    parts = [time.strftime("%H:%M", time.localtime(when)), f"project {one_line(project or '', 80) or 'unknown'}",
+             f"session {sid or 'unknown'}", one_line(reason or "", 40) or "other"]
+    names = [one_line(p[:-3] if p.endswith(".md") else p, 200).replace("]]", "] ]") for p in touched]
+    if names:
+        parts.append("touched " + ", ".join(f"[[{n}]]" for n in names if n))
+    request = one_line(request) if request else None
     if request:
         parts.append(f'"{request}"')
-    if not touched and not request:
+    if not names and not request:
         parts.append("no notes touched")
     return "- " + " · ".join(parts)
 

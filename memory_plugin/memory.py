@@ -413,7 +413,7 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
 def _props_of(cfg: Config, rel: str, text: str) -> dict:
     from .notes import parse_note
 
-    return parse_note(rel, text.encode("utf-8"), cfg.values).props
+    return parse_note(rel, text.encode("utf-8"), cfg.values, read_private=True).props
 
 
 def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> list[dict]:

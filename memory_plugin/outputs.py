@@ -40,7 +40,7 @@ def write_all(cfg: Config) -> None:
             for c in comms:
                 for m in c["members"]:
                     g.nodes[m]["community"] = c["name"]
-            data = G.node_link_data(g)
+            data = G.export_data(g)
             atomic_write(cfg.path(GRAPH_JSON), json.dumps(data, ensure_ascii=False, default=str))
             atomic_write(cfg.path(REPORT), report.render(cfg, conn, g, comms))
             write_brief(cfg, conn)
