@@ -306,7 +306,7 @@ def session_end(payload: dict, ctx: dict) -> None:
     if touched:
         touched = _public_now(cfg, touched, ctx)
     req = journal.first_request(payload.get("transcript_path"))
-    request = journal.one_line(journal.redact(req, emails=cfg.redact_emails)) if req else None
+    request = journal.request_line(req, emails=cfg.redact_emails) if req else None
     rel = journal.journal_rel(cfg.journal_folder, now)
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
@@ -360,6 +360,9 @@ def worker(mode: str, *args: str) -> None:
     cfg = _load_cfg()
     try:
         if mode == "reindex":
+            from . import journal
+
+            journal.drain(str(cfg.vault), str(cfg.cache_dir))  # lines queued by a SessionEnd that could not wait
             stats = index.reindex(cfg, list(args), lock_timeout=60)
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)
