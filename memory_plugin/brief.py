@@ -29,11 +29,19 @@ def _item(r: dict) -> dict:
             "status": r.get("status"), "summary": (r.get("summary") or "")[:SUMMARY]}
 
 
-def project_names(conn, cfg) -> dict[str, str]:
-    """lowercase project name -> display name: `project` properties and folders under a Projects folder."""
+def project_names(conn, cfg, folder_names: dict[str, str] | None = None) -> dict[str, str]:
+    """lowercase project name -> display name: `project` properties and folders under a Projects folder.
+    `folder_names`: the folder-derived names when already known (their scan grows with the vault)."""
     names: dict[str, str] = {}
     for (p,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL AND private = 0"):
         names.setdefault(p.lower(), p)
+    for k, v in (project_folders(conn) if folder_names is None else folder_names).items():
+        names.setdefault(k, v)
+    return names
+
+
+def project_folders(conn) -> dict[str, str]:
+    names: dict[str, str] = {}
     for (folder,) in conn.execute("SELECT DISTINCT folder FROM notes WHERE folder LIKE '%project%'"):
         parts = folder.split("/")
         for i, part in enumerate(parts[:-1]):
@@ -85,14 +93,16 @@ def _journal(conn, cfg, names: dict[str, str]) -> dict[str, list[str]]:
     return out
 
 
-def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
+def collect(cfg, conn, hubs: list[dict] | None = None, folder_names: dict[str, str] | None = None) -> dict:
     from . import graph as G
 
     if hubs is None:
         hubs = [_item(h) | {"degree": h["degree"], "hub": bool(h["hub"])} for h in G.hubs(conn, cfg.hub_count)]
     # the brief shows a few dozen at most; a vault with thousands keeps brief.json small
     conventions = [_item(c | {"type": "convention"}) for c in G.conventions(conn, limit=MAX_ITEMS)]
-    names = project_names(conn, cfg)
+    if folder_names is None:
+        folder_names = project_folders(conn)
+    names = project_names(conn, cfg, folder_names)
     projects = {}
     for key, name in names.items():
         notes = _project_notes(conn, key, cfg.exclude)
@@ -118,15 +128,16 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
         "conventions": conventions,
         "hubs": hubs,
         "projects": projects,
+        "project_folders": folder_names,
         "journal": _journal(conn, cfg, names),
     }
 
 
-def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
+def write(cfg, conn, hubs: list[dict] | None = None, folder_names: dict[str, str] | None = None) -> bool:
     """Collect and write brief.json (+ brief.md for reading). Returns True when brief.json changed."""
     from .fsutil import atomic_write
 
-    data = collect(cfg, conn, hubs)
+    data = collect(cfg, conn, hubs, folder_names)
     old = load(cfg.cache_dir)
     same = old is not None and {k: v for k, v in old.items() if k not in ("collected_at",)} == \
         {k: v for k, v in json.loads(json.dumps(data)).items() if k not in ("collected_at",)}

@@ -259,7 +259,8 @@ def _record_touch(cache_dir: str, session_id, rel: str) -> None:
 
 
 def refresh_brief(cfg) -> bool:
-    """Collect the brief again, reusing the hub ranking (recomputed by every sync and rebuild)."""
+    """Collect the brief again, reusing the hub ranking and the project folders (both recomputed by
+    every sync and rebuild: they take a pass over the whole vault)."""
     from . import brief, index
 
     old = brief.load(str(cfg.cache_dir))
@@ -274,7 +275,8 @@ def refresh_brief(cfg) -> bool:
                 if row and not row[4]:
                     hubs.append({**h, "title": row[0], "summary": (row[1] or "")[:brief.SUMMARY],
                                  "type": row[2], "status": row[3]})
-        return brief.write(cfg, conn, hubs=hubs)
+        folders = old.get("project_folders") if old else None
+        return brief.write(cfg, conn, hubs=hubs, folder_names=folders if isinstance(folders, dict) else None)
     finally:
         conn.close()
 
