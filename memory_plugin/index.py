@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import links as L
+from . import textutil as T
 from .config import Config
 from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -54,7 +55,7 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
-CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
   tokenize = 'unicode61 remove_diacritics 2');
 """
 
@@ -151,8 +152,10 @@ def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
 
 # ---------------------------------------------------------------- writing one note
 
-def _file_row(path: str) -> tuple:
-    return (path, path.lower(), L.file_name_lc(path), int(path.lower().endswith(".md")))
+def _file_row(path: str, is_note: bool | None = None) -> tuple:
+    """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only."""
+    note = path.lower().endswith(".md") if is_note is None else is_note
+    return (path, path.lower(), L.file_name_lc(path), int(note))
 
 
 def delete_note_rows(conn: sqlite3.Connection, path: str) -> None:
@@ -174,10 +177,10 @@ def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
            note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
            dumps(note.warnings), len(note.body))
     if note.private:
-        fts = (note.title, "", "", "", "")
+        fts = (note.title, "", "", "", "", "")
     else:
         fts = (f"{note.title} {note.display_title}" if note.display_title != note.title else note.title,
-               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body)
+               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(T.headings(note.body)))
     links = []
     for ln in note.links:
         target, amb = resolver.resolve(ln.linkpath, note.path)
@@ -196,7 +199,7 @@ def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> 
         " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
         " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(i, *r[0]) for i, r in zip(ids, batch)])
-    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
+    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
                      [(i, *r[1]) for i, r in zip(ids, batch)])
     conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)", [t for r in batch for t in r[2]])
     conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)", [a for r in batch for a in r[3]])
@@ -267,9 +270,13 @@ def index_lock(cfg: Config, timeout: float = -1):
 # ---------------------------------------------------------------- rebuild
 
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
+    """-> (notes, other files): attachments, and every file of the excluded folders, which stay link
+    targets (`![[Books.base]]` from Templates/Bases/ resolves) without being sources or notes."""
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
-    return walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip)
+    targets: list[str] = []
+    notes, attachments = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, targets_only=targets)
+    return notes, attachments + targets
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
@@ -355,7 +362,7 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         conn.execute("BEGIN")
         all_paths = list(files) + attachments
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in all_paths])
+                         [_file_row(p, p in files) for p in all_paths])
         resolver = L.Resolver(all_paths)
         vfs = list(files.values())
         total = len(vfs)
@@ -491,7 +498,7 @@ def _sync_locked(cfg: Config) -> dict:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
         conn.executemany("INSERT OR REPLACE INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in added_files])
+                         [_file_row(p, p in files) for p in added_files])
         conn.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touch)
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:
@@ -663,6 +670,6 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         "warnings": sorted(tuple(r) for r in conn.execute(
             "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
         "fts": sorted(tuple(r) for r in conn.execute(
-            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body FROM fts f JOIN notes n ON n.id=f.rowid")),
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings FROM fts f JOIN notes n ON n.id=f.rowid")),
         "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
     }
