@@ -255,11 +255,13 @@ def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
-            lock_timeout: float = -1, only_if: Callable[[], bool] | None = None) -> dict:
+            lock_timeout: float = -1, only_if: Callable[[], bool] | None = None,
+            write_outputs: bool = True) -> dict:
     """Build a fresh index into a new file and swap it in. Returns counts.
 
     `only_if` is checked again once the lock is held: a rebuild asked for before another finished
-    is skipped ({"skipped": True}) when that one made it unnecessary."""
+    is skipped ({"skipped": True}) when that one made it unnecessary. `write_outputs=False` leaves
+    graph.json, the report, graph.html and the brief to the caller (the cold SessionStart)."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
     t0 = time.time()
@@ -277,8 +279,9 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
         lock.release()
     _drain_after_release(cfg)
     stats["seconds"] = round(time.time() - t0, 3)
-    from . import outputs
-    outputs.write_all(cfg)
+    if write_outputs:
+        from . import outputs
+        outputs.write_all(cfg)
     return stats
 
 
