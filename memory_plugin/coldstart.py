@@ -118,7 +118,7 @@ def build_inline(cfg) -> bool:
     from . import brief, index
 
     try:
-        index.rebuild(cfg, lock_timeout=0, write_outputs=False)
+        index.rebuild(cfg, lock_timeout=0)  # the index alone: pipeline.rebuild would also draw the graph
     except index.Busy:
         return False
     conn = index.open_index(cfg)

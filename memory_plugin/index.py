@@ -1,4 +1,7 @@
-"""The SQLite index (WAL + FTS5): rebuild into a new file and swap, sync, reindex single notes.
+"""The index stage: SQLite (WAL + FTS5); rebuild into a new file and swap, sync, reindex single notes.
+
+It stores and reads; what is derived from it (graph files, the brief) is the outputs stage's, run
+after it by pipeline.py.
 
 `index.sqlite` in the cache dir is a symlink to the current generation `index-<n>.sqlite`.
 SQLite names the -wal/-shm files after the symlink's target, so swapping the symlink never pairs a
@@ -255,13 +258,11 @@ def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
-            lock_timeout: float = -1, only_if: Callable[[], bool] | None = None,
-            write_outputs: bool = True) -> dict:
+            lock_timeout: float = -1, only_if: Callable[[], bool] | None = None) -> dict:
     """Build a fresh index into a new file and swap it in. Returns counts.
 
     `only_if` is checked again once the lock is held: a rebuild asked for before another finished
-    is skipped ({"skipped": True}) when that one made it unnecessary. `write_outputs=False` leaves
-    graph.json, the report, graph.html and the brief to the caller (the cold SessionStart)."""
+    is skipped ({"skipped": True}) when that one made it unnecessary."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
     t0 = time.time()
@@ -279,9 +280,6 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
         lock.release()
     _drain_after_release(cfg)
     stats["seconds"] = round(time.time() - t0, 3)
-    if write_outputs:
-        from . import outputs
-        outputs.write_all(cfg)
     return stats
 
 
@@ -393,7 +391,7 @@ def _swap_in(cfg: Config, gen: str) -> None:
 
 # ---------------------------------------------------------------- sync and reindex
 
-def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> dict:
+def sync(cfg: Config, lock_timeout: float = -1) -> dict:
     """Bring the index up to date with the vault, reading only what changed."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
@@ -416,15 +414,6 @@ def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> d
     finally:
         lock.release()
     _drain_after_release(cfg)
-    if write_outputs:
-        from . import outputs
-        conn = open_index(cfg)
-        try:
-            stale = get_meta(conn, "outputs_stale") == "1"
-        finally:
-            conn.close()
-        if stats["changed"] or stale or not outputs.all_exist(cfg):
-            outputs.write_all(cfg)
     return stats
 
 
@@ -485,7 +474,7 @@ def _sync_locked(cfg: Config) -> dict:
         now = time.time()
         set_meta(conn, synced_at=now)
         if changed:
-            set_meta(conn, changed_at=now, outputs_stale=1)
+            set_meta(conn, changed_at=now)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -574,7 +563,7 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             stats["reindexed"] += 1
         reresolve(conn, keys, resolver)
         if stats["reindexed"] or stats["removed"]:
-            set_meta(conn, changed_at=time.time(), outputs_stale=1)
+            set_meta(conn, changed_at=time.time())
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
