@@ -117,10 +117,15 @@ def build_inline(cfg) -> bool:
     sync. False when another process holds the index lock (a build is under way)."""
     from . import brief, index
 
+    def needed() -> bool:  # checked again under the lock: another session may have just built it
+        return not os.path.exists(cfg.path("index.sqlite"))
+
     try:
-        index.rebuild(cfg, lock_timeout=0)  # the index alone: pipeline.rebuild would also draw the graph
+        stats = index.rebuild(cfg, lock_timeout=0, only_if=needed)  # the index alone: no graph drawn
     except index.Busy:
         return False
+    if stats.get("skipped") and brief.load(str(cfg.cache_dir)) is not None:
+        return True
     conn = index.open_index(cfg)
     try:
         brief.write(cfg, conn)
