@@ -388,7 +388,7 @@ def run(argv: list[str]) -> int:
         return 1
     except click.UsageError as e:  # one line, like every other error
         where = e.ctx.command_path if e.ctx else "memory-plugin"
-        click.echo(f"Error: {e.format_message()} (see `{where} --help`)", err=True)
+        click.echo(f"Error: {' '.join(e.format_message().split())} (see `{where} --help`)", err=True)
         return 2
     except click.ClickException as e:
         e.show()

@@ -69,8 +69,8 @@ def read_errors(cache_dir: str | None) -> dict:
 def _set_error(cache_dir: str | None, hook: str, message: str | None) -> None:
     """Record (message) or clear (None) the unresolved error of one hook."""
     d = cache_dir or _fallback_log_dir()
-    if message is None and hook not in read_errors(d):
-        return
+    if message is None and all(k != hook and (k in HANDLERS or k == "background") for k in read_errors(d)):
+        return  # nothing to clear (the common case: no file to write)
     try:
         from .fsutil import atomic_write, file_lock
 
@@ -79,6 +79,8 @@ def _set_error(cache_dir: str | None, hook: str, message: str | None) -> None:
             errs = read_errors(d)
             if message is None:
                 errs.pop(hook, None)
+                for k in [k for k in errs if k not in HANDLERS and k != "background"]:
+                    errs.pop(k)  # left by an older version for an event that never runs (`hook --help`)
             else:
                 errs[hook] = {"time": time.time(), "message": message}
             atomic_write(_errors_path(d), json.dumps(errs))
@@ -95,6 +97,14 @@ def latest_error(cache_dir: str | None) -> str | None:
         return None
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("time", 0)))
     return f"{hook} hook at {when}: {e.get('message')}"
+
+
+def typed_by_hand() -> bool:
+    """stdin is a terminal: a person typed `memory-plugin hook ...` (Claude Code always pipes the JSON)."""
+    try:
+        return bool(sys.stdin) and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _read_stdin() -> str:
