@@ -74,6 +74,14 @@ def register(cli: click.Group) -> None:
                 click.echo(f"\rreading notes {i}/{n}", err=True, nl=(i == n))
         click.echo(I.build(cfg, progress))
 
+    @cli.command("plugin-dir")
+    def plugin_dir():
+        """Print the folder holding the Claude Code plugin (and its marketplace), for
+        `claude plugin install memory-plugin --marketplace "$(memory-plugin plugin-dir)"`."""
+        from .resources import plugin_root
+
+        click.echo(str(plugin_root()))
+
     @cli.command()
     @click.option("--settings", "settings", type=click.Path(path_type=Path))
     @click.option("--dry-run", is_flag=True, help="Print the diff, change nothing.")

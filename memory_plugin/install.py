@@ -51,11 +51,13 @@ def executable() -> str:
 
 
 def skills_source() -> Path:
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent / "skills", here / "skills"):
-        if all((cand / s / "SKILL.md").exists() for s in SKILLS):
-            return cand
-    raise SettingsFileError(f"the skills folder was not found next to {here}: run install from a checkout")
+    from .resources import path
+
+    cand = path("skills")
+    if all((cand / s / "SKILL.md").exists() for s in SKILLS):
+        return cand
+    raise SettingsFileError(f"the skills are missing from {cand}: reinstall the package "
+                            "(pip install --force-reinstall memory-plugin)")
 
 
 def is_ours(hook: dict) -> bool:
