@@ -37,14 +37,16 @@ def venv(wheel, tmp_path_factory) -> Path:
     site-packages through a .pth path line (a path line does not run that folder's .pth files,
     so the checkout's editable install stays invisible)."""
     v = tmp_path_factory.mktemp("fresh") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(v)], check=True, timeout=120)
+    clean = {k: x for k, x in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(v)], check=True, timeout=120, env=clean)
     py = v / "bin" / "python"
     r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
                        capture_output=True, text=True, timeout=300,
-                       env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+                       env={**clean, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
     assert r.returncode == 0, r.stdout + r.stderr
     fresh_site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                     capture_output=True, text=True, check=True).stdout.strip())
+                                     capture_output=True, text=True, check=True, env=clean).stdout.strip())
+    assert (fresh_site / "memory_plugin" / "_data" / "skills").is_dir()
     (fresh_site / "_dev_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     return v
 
