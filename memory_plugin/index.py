@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import links as L
+from . import textutil as T
 from .config import Config
 from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"  # 5: fts gained a headings column (last, so bm25 weight lists stay valid)
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -54,7 +55,7 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
-CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
   tokenize = 'unicode61 remove_diacritics 2');
 """
 
@@ -174,10 +175,10 @@ def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
            note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
            dumps(note.warnings), len(note.body))
     if note.private:
-        fts = (note.title, "", "", "", "")
+        fts = (note.title, "", "", "", "", "")
     else:
         fts = (f"{note.title} {note.display_title}" if note.display_title != note.title else note.title,
-               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body)
+               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(T.headings(note.body)))
     links = []
     for ln in note.links:
         target, amb = resolver.resolve(ln.linkpath, note.path)
@@ -196,7 +197,7 @@ def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> 
         " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
         " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(i, *r[0]) for i, r in zip(ids, batch)])
-    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
+    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
                      [(i, *r[1]) for i, r in zip(ids, batch)])
     conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)", [t for r in batch for t in r[2]])
     conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)", [a for r in batch for a in r[3]])
@@ -663,6 +664,6 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         "warnings": sorted(tuple(r) for r in conn.execute(
             "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
         "fts": sorted(tuple(r) for r in conn.execute(
-            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body FROM fts f JOIN notes n ON n.id=f.rowid")),
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings FROM fts f JOIN notes n ON n.id=f.rowid")),
         "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
     }
