@@ -68,18 +68,21 @@ def dumps(o) -> str:
 
 
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
-               skip_dirs: tuple[str, ...] = ()) -> tuple[dict[str, VaultFile], list[str]]:
+               skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
+               ) -> tuple[dict[str, VaultFile], list[str]]:
     """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice."""
+    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
+    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
+    they are no notes of the graph."""
     notes: dict[str, VaultFile] = {}
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
     skip_real = {os.path.realpath(d) for d in skip_dirs}
-    stack = [(str(root), "")]
+    stack = [(str(root), "", False)]
     while stack:
-        d, rel_d = stack.pop()
+        d, rel_d, in_excluded = stack.pop()
         try:
             entries = list(os.scandir(d))
         except OSError as e:
@@ -87,35 +90,44 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
             continue
         for e in entries:
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
-            if e.name.startswith(".") or is_excluded(rel, excludes):
+            if e.name.startswith("."):
+                continue
+            excluded = in_excluded or is_excluded(rel, excludes)
+            if excluded and targets_only is None:
                 continue
             try:
                 if e.is_symlink():
                     real = os.path.realpath(e.path)
                     if not (real == root_real or real.startswith(root_real + os.sep)):
-                        warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
                         continue
                     if os.path.isdir(real):
                         if real in seen_dirs or root_real.startswith(real + os.sep):
-                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                            if not excluded:
+                                warnings.append((rel, "symlink", "symlink loop: skipped"))
                             continue
                 if e.is_dir():
                     real = os.path.realpath(e.path)
                     if real in seen_dirs:
-                        warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
                         continue
                     if real in skip_real:
                         continue
                     seen_dirs.add(real)
-                    stack.append((e.path, rel))
+                    stack.append((e.path, rel, excluded))
                 elif e.is_file():
-                    if e.name.lower().endswith(".md"):
+                    if excluded:
+                        targets_only.append(rel)
+                    elif e.name.lower().endswith(".md"):
                         st = e.stat()
                         notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
                     else:
                         attachments.append(rel)
             except OSError as err:
-                warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
+                if not excluded:
+                    warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
     return notes, attachments
 
 
