@@ -187,6 +187,9 @@ def test_reindex_and_sync_refresh_the_brief(dev):
 
 def test_reorganize_apply_refreshes_the_brief(dev):
     vault, env = dev
+    note = vault / "decisions" / "jobs-with-skip-locked.md"  # a memory whose confidence has decayed
+    note.write_text(note.read_text().replace("created: 2024-09-20\n", "created: 2024-09-20\nconfidence: 0.5\n"))
+    assert run_cli("sync", env=env).returncode == 0
     props = json.loads(run_cli("reorganize", "--json", env=env).stdout)["proposals"]
     stale = next(p for p in props if p["kind"] == "stale" and p["notes"] == ["decisions/jobs-with-skip-locked.md"])
     assert "decisions/jobs-with-skip-locked.md" in json.dumps(_brief_json(env)["projects"]["beacon"]["decisions"])
