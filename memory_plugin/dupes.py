@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterable
 
 from . import textutil
@@ -37,6 +38,7 @@ PASSAGE_WORDS = 12     # a quoted passage is cut to this many words
 MAX_PASSAGES = 2       # passages quoted in a reason
 BOILER_MIN_DF = 5      # a 3-word passage found in at least this many notes is boilerplate (a template)...
 BOILER_SHARE = 0.005   # ...or in this share of the vault's notes, whichever is more; it never counts
+BOILER_SAMPLE = 2000   # notes sampled (evenly) to find boilerplate passages in a large vault
 SIGNATURE = 12         # rarest words per note used to pair candidates in reorganize
 MAX_POSTING = 40       # a signature word shared by more notes than this pairs nothing (too common)
 
@@ -45,6 +47,7 @@ _COMBINING = re.compile(r"[\u0300-\u036f]")
 _H1 = re.compile(r"^\s*#[ \t]+[^\n]*\n?")
 
 
+@lru_cache(maxsize=1 << 17)
 def norm(word: str) -> str:
     """A folded, accent-free word with its plural/verb ending off (retries ~ retry, queued ~ queue)."""
     w = _COMBINING.sub("", unicodedata.normalize("NFKD", word))
@@ -61,14 +64,26 @@ def norm(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("e") else w
 
 
+_TOKENS: dict[str, tuple[str, str] | None] = {}  # word -> its token, shared by every occurrence
+
+
 def tokens(text: str) -> list[tuple[str, str]]:
-    """[(normalised term, raw word)] of the content words of `text`."""
+    """[(normalised term, word as written, folded)] of the content words of `text`."""
     out = []
+    get = _TOKENS.get
     for w in textutil.words(text or ""):
-        if w in textutil.STOPWORDS or w in EXTRA_STOP or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append((norm(w), _COMBINING.sub("", unicodedata.normalize("NFKD", w))))
+        t = get(w, 0)
+        if t == 0:
+            skip = w in textutil.STOPWORDS or w in EXTRA_STOP or (len(w) < 2 and not w.isdigit())
+            t = _TOKENS[w] = None if skip else (norm(w), w)
+        if t is not None:
+            out.append(t)
     return out
+
+
+def _plain(word: str) -> str:
+    """A word as FTS5's unicode61 tokenizer (remove_diacritics 2) stores it."""
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", word))
 
 
 @dataclass
@@ -92,15 +107,18 @@ class Doc:
         """The body without its H1 heading (the title again: it is compared as the title)."""
         return _H1.sub("", self.body, count=1)
 
+    def _parts(self) -> tuple[list, list]:
+        if "p" not in self._cache:
+            self._cache["p"] = (tokens(self.summary), tokens(self.text()))
+        return self._cache["p"]
+
     def text_tokens(self) -> list[tuple[str, str]]:
-        if "x" not in self._cache:
-            self._cache["x"] = tokens(self.summary) * SUMMARY_REPEAT + tokens(self.text())
-        return self._cache["x"]
+        s, b = self._parts()
+        return s * SUMMARY_REPEAT + b
 
     def sequence(self) -> list[tuple[str, str]]:
-        if "s" not in self._cache:
-            self._cache["s"] = [(t, w) for t, w in _seq_tokens(f"{self.summary}\n{self.text()}")]
-        return self._cache["s"]
+        s, b = self._parts()
+        return s + b
 
 
 class Idf:
@@ -125,17 +143,20 @@ class Idf:
     @classmethod
     def from_docs(cls, docs: Iterable[Doc]) -> "Idf":
         """Word and passage frequencies over the vault's notes (passages found in many notes are
-        templates: they say nothing about what a note is about)."""
+        templates: they say nothing about what a note is about). Passages are counted on an even
+        sample of at most BOILER_SAMPLE notes, so memory stays bounded at any vault size."""
+        docs = list(docs)
         df: Counter = Counter()
-        sdf: Counter = Counter()
-        n = 0
         for d in docs:
-            n += 1
             df.update(set(d.title_terms()) | {t for t, _ in d.text_tokens()})
+        step = max(1, math.ceil(len(docs) / BOILER_SAMPLE))
+        sample = docs[::step]
+        sdf: Counter = Counter()
+        for d in sample:
             seq = [t for t, _ in d.sequence()]
-            sdf.update({tuple(seq[i:i + SHINGLE]) for i in range(len(seq) - SHINGLE + 1)})
-        floor = max(BOILER_MIN_DF, BOILER_SHARE * n)
-        return cls(df, n, boilerplate={g for g, c in sdf.items() if c >= floor})
+            sdf.update({hash(tuple(seq[i:i + SHINGLE])) for i in range(len(seq) - SHINGLE + 1)})
+        floor = max(BOILER_MIN_DF, BOILER_SHARE * len(sample))
+        return cls(df, len(docs), boilerplate={g for g, c in sdf.items() if c >= floor})
 
     @classmethod
     def from_index(cls, conn) -> "Idf":
@@ -147,7 +168,7 @@ class Idf:
             return cls({}, n, lookup=lambda w: 0)
 
         def lookup(word: str) -> int:
-            row = conn.execute("SELECT doc FROM temp.dupes_vocab WHERE term = ?", (word,)).fetchone()
+            row = conn.execute("SELECT doc FROM temp.dupes_vocab WHERE term = ?", (_plain(word),)).fetchone()
             return row[0] if row else 0
 
         return cls({}, n, lookup=lookup)
@@ -171,7 +192,7 @@ def _content(d: Doc, idf: Idf) -> list[tuple[str, str]]:
         common: set[str] = set()
         seq = [t for t, _ in d.sequence()]
         for i in range(len(seq) - SHINGLE + 1):
-            if tuple(seq[i:i + SHINGLE]) in idf.boilerplate:
+            if hash(tuple(seq[i:i + SHINGLE])) in idf.boilerplate:
                 common.update(range(i, i + SHINGLE))
         gone = Counter(seq[i] for i in common)
         kept, left = [], Counter(t for t, _ in d.text_tokens())
@@ -206,21 +227,12 @@ def _containment(a: dict[str, float], b: dict[str, float]) -> float:
     return sum(w for t, w in small.items() if t in big) / total if total else 0.0
 
 
-def _seq_tokens(text: str) -> list[tuple[str, str]]:
-    """Like `tokens`, but keeps each raw word as written (for quoting passages)."""
-    out = []
-    for w in textutil.words(text or ""):
-        if w in textutil.STOPWORDS or w in EXTRA_STOP or (len(w) < 2 and not w.isdigit()):
-            continue
-        out.append((norm(w), w))
-    return out
-
-
 def _passages(a: Doc, b: Doc, boilerplate: set = frozenset()) -> list[str]:
     """Shared runs of content words (3 or more), longest first, as the words of `a`."""
     qa, sb = a.sequence(), [t for t, _ in b.sequence()]
     sa = [t for t, _ in qa]
-    grams = {tuple(sb[i:i + SHINGLE]) for i in range(len(sb) - SHINGLE + 1)} - boilerplate
+    grams = {g for g in (tuple(sb[i:i + SHINGLE]) for i in range(len(sb) - SHINGLE + 1))
+             if hash(g) not in boilerplate}
     runs, i = [], 0
     while i <= len(sa) - SHINGLE:
         if tuple(sa[i:i + SHINGLE]) in grams:

@@ -19,7 +19,7 @@ from typing import Any, Iterable
 from . import propedit, textutil
 from .config import Config
 from .errors import MemoryPluginError, NoteNotFound, VaultError
-from .fsutil import atomic_write, file_lock
+from .fsutil import atomic_write
 
 MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
 HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
@@ -194,8 +194,11 @@ def inside_vault(cfg: Config, rel: str) -> Path:
 
 
 def vault_lock(cfg: Config, timeout: float = 30):
+    """fsutil.vault_lock: the same lock SessionEnd's journal append takes."""
+    from .fsutil import vault_lock as lock
+
     cfg.ensure_cache_dir()
-    return file_lock(cfg.path("vault.lock"), timeout=timeout)
+    return lock(cfg.cache_dir, timeout=timeout)
 
 
 def _reindex(cfg: Config, rels: list[str]) -> None:
@@ -328,7 +331,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
                 result["text"] = text
             else:
                 atomic_write(full, text)
-                _reindex(cfg, [rel])
+        if not dry_run:
+            _reindex(cfg, [rel])  # outside the vault lock: SessionEnd's journal append may be waiting
         if old:
             result["superseded"] = _mark_superseded(cfg, old, f"[[{name}]]", dry_run, today)
         return result
@@ -374,11 +378,13 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
             section += ["", "See " + ", ".join(f"[[{link_name(conn, p)}]]" for p in link_paths)]
         sep = "" if old.endswith(("\n", "\r")) or not old else nl
         new = old + sep + nl + nl.join(section) + nl
-        result = {"path": target, "title": title, "action": "merged", "links": link_paths,
-                  "diff": propedit.diff(target, old, new), "dry_run": dry_run}
         if not dry_run:
             atomic_write(full, new)
-            _reindex(cfg, [target])
+    # the diff and the reindex outside the vault lock: SessionEnd's journal append may be waiting
+    result = {"path": target, "title": title, "action": "merged", "links": link_paths,
+              "diff": propedit.diff(target, old, new), "dry_run": dry_run}
+    if not dry_run:
+        _reindex(cfg, [target])
     return result
 
 
@@ -387,7 +393,7 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
 def _props_of(cfg: Config, rel: str, text: str) -> dict:
     from .notes import parse_note
 
-    return parse_note(rel, text.encode("utf-8"), cfg.values).props
+    return parse_note(rel, text.encode("utf-8"), cfg.values, read_private=True).props
 
 
 def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> list[dict]:
@@ -409,8 +415,8 @@ def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> lis
             if not dry_run and new != old:
                 atomic_write(full, new)
                 written.append(rel)
-        if written:
-            _reindex(cfg, written)
+    if written:  # outside the vault lock
+        _reindex(cfg, written)
     return out
 
 

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from . import links as L
 from .paths import is_excluded
+from .privacy import says_private
 
 H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
@@ -244,11 +245,19 @@ def decode(raw: bytes) -> tuple[str | None, str | None]:
     return text, None
 
 
-def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None) -> Note:
-    """`size`: the file's size when `raw` holds only its first max_note_bytes + 1 bytes."""
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
+               read_private: bool = False) -> Note:
+    """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
+    max_note_bytes + 1 bytes. A private note keeps only its path (and title, its file name), unless
+    `read_private` (a command editing that note's own properties)."""
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
+    # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
+    if says_private(raw.decode("utf-8", errors="replace"), complete=len(raw) <= cfg_values["max_note_bytes"]):
+        note.private = True  # nothing it holds is kept: only its path, so that links to it resolve
+        if not read_private:
+            return note
     if len(raw) > cfg_values["max_note_bytes"]:
         note.skipped = True
         note.warnings.append(f"larger than max_note_bytes ({max(size or 0, len(raw)):,} bytes > "
@@ -317,8 +326,6 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
     note.project = project.strip() if isinstance(project, str) and project.strip() else None
     note.created = _date(props.get("created", props.get("date")))
     note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
-    priv = props.get("private")
-    note.private = priv is True or (isinstance(priv, str) and priv.strip().lower() in ("true", "yes"))
     return note
 
 

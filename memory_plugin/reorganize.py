@@ -418,7 +418,7 @@ def apply(cfg: Config, props: list[dict], ids: list[int], dry_run: bool = False,
                         results.append({"id": i, "kind": p["kind"], "applied": False, "reason": "exists"})
                         continue
                     atomic_write(full, act["text"])
-                    M._reindex(cfg, [act["path"]])
+                M._reindex(cfg, [act["path"]])  # outside the vault lock
             results.append({"id": i, "kind": p["kind"], "applied": not dry_run, "path": act["path"]})
         elif act["op"] == "set_props":
             changes = [(k, v) for k, v in act["changes"]]
