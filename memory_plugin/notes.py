@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from . import links as L
 from .paths import is_excluded
-from .privacy import says_private
+from .privacy import head_says_private
 
 H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
@@ -254,7 +254,7 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
     # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
-    if says_private(raw.decode("utf-8", errors="replace"), complete=len(raw) <= cfg_values["max_note_bytes"]):
+    if head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"]):
         note.private = True  # nothing it holds is kept: only its path, so that links to it resolve
         if not read_private:
             return note

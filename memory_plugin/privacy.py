@@ -38,17 +38,21 @@ def _value_says_true(value: str) -> bool | None:
 
 def says_private(text: str, complete: bool = True) -> bool:
     """Whether the note whose text starts with `text` is private. `complete=False` when `text` is only
-    the head of the file: a frontmatter that is still open at its end counts as private."""
+    the head of the file: a frontmatter that is still open at its end counts as private. Lines are
+    read one by one up to the closing fence, so a long body is never split or scanned."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text.startswith("---"):
         return False
-    lines = text.split("\n")
-    if lines[0].rstrip() != "---":
+    nl = text.find("\n")
+    if (text if nl < 0 else text[:nl]).rstrip() != "---":
         return False
-    n = len(lines)
-    for i in range(1, n):
-        line = lines[i]
+    pos, n = (len(text) if nl < 0 else nl + 1), len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl < 0 else nl
+        line = text[pos:end]
+        pos = end + 1
         if line.rstrip() in ("---", "..."):
             return False
         if "private" not in line.lower():
@@ -59,8 +63,9 @@ def says_private(text: str, complete: bool = True) -> bool:
         said = _value_says_true(m.group(1))
         if said:
             return True
-        if said is None:  # the value is not on this line: fail closed unless it is plainly false
-            nxt = lines[i + 1].strip() if i + 1 < n else ""
+        if said is None:  # the value is not on this line: fail closed unless it is plainly absent
+            nxt_end = text.find("\n", pos)
+            nxt = text[pos:n if nxt_end < 0 else nxt_end].strip() if pos < n else ""
             nxt = nxt[2:].strip() if nxt.startswith("- ") else nxt
             if m.group(1).strip() == "" and (not nxt or nxt in ("---", "...") or ":" in nxt or
                                              nxt.strip("'\"").lower() in _FALSE_WORDS):
@@ -70,13 +75,19 @@ def says_private(text: str, complete: bool = True) -> bool:
     return not complete
 
 
-def file_says_private(path: str, head_bytes: int = HEAD_BYTES) -> bool | None:
+def head_says_private(raw: bytes, complete: bool) -> bool:
+    """The one decision, from a file's first bytes: the parser and the hooks both decide on the first
+    HEAD_BYTES (`complete`: `raw` is the whole file), so they can never disagree."""
+    return says_private(raw[:HEAD_BYTES].decode("utf-8", errors="replace"),
+                        complete=complete and len(raw) <= HEAD_BYTES)
+
+
+def file_says_private(path: str) -> bool | None:
     """Read the head of a note file and decide; None when the file cannot be read (missing, moved,
     unreadable): callers treat that as private."""
     try:
         with open(path, "rb") as f:
-            raw = f.read(head_bytes + 1)
+            raw = f.read(HEAD_BYTES + 1)
     except OSError:
         return None
-    complete = len(raw) <= head_bytes
-    return says_private(raw[:head_bytes].decode("utf-8", errors="replace"), complete=complete)
+    return head_says_private(raw, complete=True)

@@ -75,7 +75,13 @@ def test_every_spelling_of_private_is_private():
                    "---\nprivate_notes: yes\n---\n", "---\ntitle: x\n---\nprivate: true\n", "private: true\n",
                    "---\nprivate:\ntype: x\n---\n", "# x\n---\nprivate: true\n---\n"):
         assert not says_private(public), public
-    count("operations", len(SPELLINGS) * 2 + 11)
+    # the parser and the hooks decide on the same first bytes of the file
+    from memory_plugin.privacy import HEAD_BYTES, head_says_private
+
+    long_fm = ("---\n" + "k: v\n" * (HEAD_BYTES // 4) + "---\nbody\n").encode()
+    assert head_says_private(long_fm, complete=True)  # still open at the end of the head: private
+    assert not head_says_private(b"---\ntitle: x\n---\n" + b"private: true\n" * HEAD_BYTES, complete=True)
+    count("operations", len(SPELLINGS) * 2 + 13)
 
 
 def test_private_notes_leave_nothing_in_any_output(vault, cache_dir, tmp_path):
@@ -158,3 +164,21 @@ def test_journal_names_only_notes_public_when_the_entry_is_written(vault, cache_
     assert "Quokka" not in journal, line[0]
     count("operations", 3)
     count("leaks", int("Quokka" in journal))
+
+
+def test_the_parser_and_the_hooks_quick_check_agree(tmp_path):
+    """The index's `private` flag (parse_note) and SessionEnd's file check give the same answer."""
+    from memory_plugin.config import load_config
+    from memory_plugin.notes import parse_note
+    from memory_plugin.privacy import file_says_private
+
+    values = load_config(vault=tmp_path, cache_dir=tmp_path / "c").values
+    texts = [f"---\n{fm}---\nbody\n" for fm in SPELLINGS.values()] + [
+        "---\nprivate: false\n---\n", "---\nis_private: true\n---\n", "---\ntitle: 'open\nprivate: on\n",
+        "# no frontmatter\nprivate: true\n", "---\nprivate:\n  true\n---\n", "\ufeff---\r\nPRIVATE: TRUE\r\n---\r\n",
+        "---\ntags: [a\n\tprivate: yes\n---\n", "---\nprivate: no # but\n---\n"]
+    for i, text in enumerate(texts):
+        p = tmp_path / f"n{i}.md"
+        p.write_bytes(text.encode())
+        assert parse_note(p.name, p.read_bytes(), values).private == file_says_private(str(p)), text
+    count("operations", len(texts))
