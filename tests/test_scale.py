@@ -106,28 +106,3 @@ def test_parallel_rebuild_with_aliases_resolved_equals_a_serial_one(tmp_path, mo
         conn.close()
     assert snaps[0] == snaps[1]
 
-
-def test_post_tool_use_refresh_reuses_project_folders_and_sees_new_project_properties(vault, cache_dir, monkeypatch):
-    """The brief refresh after one edited note does not scan every folder of the vault (that grows
-    with it): folder-derived projects come from the last full brief, `project:` properties are read
-    again, so a new project shows at once."""
-    from memory_plugin import brief, hooks
-
-    cfg = load_config(vault=vault)
-    P.rebuild(cfg)
-    assert "atlas" in brief.load(str(cache_dir))["project_folders"]
-    (vault / "Zeta plan.md").write_text("---\nproject: zeta\ntype: decision\n---\nShip zeta first.\n")
-    I.reindex(cfg, ["Zeta plan.md"])
-    statements = []
-    connect = I.connect
-
-    def traced(path):
-        conn = connect(path)
-        conn.set_trace_callback(statements.append)
-        return conn
-    monkeypatch.setattr(I, "connect", traced)
-    hooks.refresh_brief(cfg)
-    assert not [s for s in statements if "folder LIKE" in s]
-    data = brief.load(str(cache_dir))
-    assert {"atlas", "zeta"} <= set(data["projects"])
-    assert data["projects"]["zeta"]["decisions"][0]["path"] == "Zeta plan.md"
