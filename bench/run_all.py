@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_query.py", []), ("bench_view.py", []),
+SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_coldstart.py", []), ("bench_query.py", []), ("bench_view.py", []),
            ("compare.py", []), ("reliability_summary.py", [])]
 
 
