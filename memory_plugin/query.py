@@ -117,19 +117,24 @@ def abstain(ev: dict) -> bool:
     return ev["known"] < ABSTAIN["lexical_known"]
 
 
-def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str]:
-    """(semantic hits, "") when the semantic layer is on; (None, why not) otherwise: the one-line
-    reason when it is configured but cannot run, "" when it is simply off."""
+def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str, bool]:
+    """(semantic hits, notice, complete) when the semantic layer is on, (None, notice, False) when
+    not: the notice is the one-line reason when semantic search was asked for (extra installed or
+    model configured) but cannot run, "" when lexical is simply the mode. `complete`: every note
+    that can be embedded is (else the semantic score cannot say what the vault lacks)."""
     try:
         from . import semantic
     except ImportError:
-        return None, ""
+        return None, "", False
     try:
         if semantic.mode(cfg)[0] != "semantic":
-            return None, ""
-        return semantic.search(cfg, conn, text, k=R.DEPTH), ""
+            return None, "", False
+        hits = semantic.search(cfg, conn, text, k=R.DEPTH)
+        n = semantic.counts(conn)
+        return hits, "", n["embedded_notes"] >= n["embeddable_notes"]
     except semantic.SemanticUnavailable as e:
-        return None, f"semantic search unavailable ({e}); lexical only"
+        why = f"semantic search unavailable ({e}); lexical only" if getattr(e, "expected", True) else ""
+        return None, why, False
 
 
 # ---------------------------------------------------------------- notes
@@ -203,12 +208,13 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         lex = lex or forms
         named, nwhy = R.names(conn, q["words"], q["content"], type_)
         R.add(cands, "names", named, nwhy)
-        sem, res["notice"] = (semantic_hits(cfg, conn, text) if semantic else (None, ""))
+        sem, res["notice"], complete = semantic_hits(cfg, conn, text) if semantic else (None, "", False)
         if sem is not None:
-            sem = [h for h in sem if not type_ or h.path in R._public(conn, [h.path], type_, by="path")]
+            ok = R.public(conn, [h.path for h in sem], type_, by="path")
+            sem = [h for h in sem if h.path in ok]
             R.add(cands, "semantic", [(h.path, h.score) for h in sem],
                    {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
-            ev.update(semantic=True, sem_top=sem[0].score if sem else 0.0,
+            ev.update(semantic=complete, sem_top=sem[0].score if sem else 0.0,
                       agree=bool({h[0] for h in lex[:ABSTAIN["agree_top"]]} & {h.path for h in sem[:ABSTAIN["agree_top"]]}))
         if q["content"]:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
