@@ -98,7 +98,7 @@ CONFIDENCE_SHARE = 0.2  # share of the score that follows the note's effective c
 RECENCY_SHARE = 0.1     # share that follows recency (halved each year since validated/updated)
 # Abstention: answer "Nothing in the vault about X" unless the retrievers found evidence (see abstain()).
 ABSTAIN = {
-    "semantic_min": 0.40,   # semantic on: the best cosine at or above this is evidence enough
+    "semantic_min": 0.36,   # semantic on: the best cosine at or above this is evidence enough
     "agree_top": 5,         # semantic on: lexical and semantic both rank a note in their top N
     "lexical_known": 0.25,  # lexical only: the words some note has hold at least this share of
                             # the question's idf mass (a word no note has weighs the most; words
