@@ -362,10 +362,51 @@ def _file_says_private(path: str) -> bool:
 
 # ---------------------------------------------------------------- background worker
 
+class WorkerStopped(BaseException):
+    """A detached worker ran past `worker_seconds`, or its vault or cache dir disappeared."""
+
+
+def _watchdog(cfg) -> None:
+    """Stop this worker (SIGALRM raises WorkerStopped in the main thread, so cleanup runs) when it
+    runs past `worker_seconds` or its vault or cache dir disappears; 10 s later, exit regardless."""
+    import signal
+    import threading
+
+    limit = float(cfg.worker_seconds)
+    end = time.monotonic() + limit
+    vault, cache = str(cfg.vault), str(cfg.cache_dir)
+    why: list[str] = []
+
+    def on_alarm(signum, frame):
+        raise WorkerStopped(why[0] if why else f"ran longer than worker_seconds ({limit:g} s)")
+
+    def watch():
+        while True:
+            time.sleep(0.25)
+            if time.monotonic() > end:
+                why.append(f"stopped after worker_seconds ({limit:g} s)")
+            elif not os.path.isdir(vault):
+                why.append(f"stopped: the vault {vault} is gone")
+            elif not os.path.isdir(cache):
+                why.append("stopped: the cache dir is gone")
+            else:
+                continue
+            os.kill(os.getpid(), signal.SIGALRM)
+            time.sleep(10)
+            if os.path.isdir(cache):
+                log(cache, "background", "ERROR", f"background worker {why[0]}; killed after 10 s more")
+            os._exit(3)
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def worker(mode: str, *args: str) -> None:
     from . import index
 
     cfg = _load_cfg()
+    if cfg.vault is not None and cfg.worker_seconds:
+        _watchdog(cfg)
     try:
         if mode == "reindex":
             stats = index.reindex(cfg, list(args), lock_timeout=60)
@@ -392,6 +433,8 @@ def run_hook(argv: list[str]) -> int:
             worker(*(argv[1:] or ["sync"]))
         except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
             d = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
+            if isinstance(e, WorkerStopped) and d and not os.path.isdir(d):
+                return 0  # the cache dir was removed: leave nothing behind
             msg = f"background {argv[1:] or 'sync'} failed: {type(e).__name__}: {e}"
             log(d, "background", "ERROR", msg)
             _set_error(d, "background", msg)

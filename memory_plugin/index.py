@@ -7,6 +7,7 @@ queues its paths in `pending.txt`, and whoever holds the lock drains that queue 
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -16,7 +17,7 @@ from typing import Callable, Iterable
 
 from . import links as L
 from .config import Config
-from .errors import IndexMissing, VaultError
+from .errors import CacheFull, IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
@@ -70,6 +71,29 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
     return conn
 
 
+def disk_full(cfg: Config, e: BaseException) -> CacheFull | None:
+    """The one error a full cache disk becomes (from SQLite or from a file write), else None."""
+    if isinstance(e, CacheFull):
+        return e
+    full = isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    if isinstance(e, sqlite3.DatabaseError):
+        msg = str(e).lower()
+        full = "full" in msg or ("disk i/o error" in msg and free_bytes(cfg) < 1 << 20)
+    if not full:
+        return None
+    return CacheFull(f"the disk of the cache dir {cfg.cache_dir} is full ({free_bytes(cfg) >> 20} MB free): free "
+                     "some space (or set cache_dir elsewhere); the previous index is kept and the next "
+                     "sync or rebuild retries")
+
+
+def free_bytes(cfg: Config) -> int:
+    try:
+        st = os.statvfs(cfg.cache_dir)
+    except OSError:
+        return 0
+    return st.f_bavail * st.f_frsize
+
+
 def open_index(cfg: Config) -> sqlite3.Connection:
     """The current index, or IndexMissing (run rebuild) when there is none or it is unusable."""
     p = index_path(cfg)
@@ -79,6 +103,9 @@ def open_index(cfg: Config) -> sqlite3.Connection:
         conn = connect(p)
         v = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     except sqlite3.DatabaseError as e:
+        full = disk_full(cfg, e)
+        if full:  # a full disk, not a broken index: say so, never "run rebuild"
+            raise full from None
         raise IndexMissing(f"index {p} is unreadable ({e}): run `memory-plugin rebuild`") from None
     if not v or v[0] != SCHEMA_VERSION:
         conn.close()
@@ -278,8 +305,19 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
     _drain_after_release(cfg)
     stats["seconds"] = round(time.time() - t0, 3)
     from . import outputs
-    outputs.write_all(cfg)
+    _or_full(cfg, lambda: outputs.write_all(cfg))
     return stats
+
+
+def _or_full(cfg: Config, fn):
+    """fn(), with a full cache disk raised as the one CacheFull error."""
+    try:
+        return fn()
+    except (OSError, sqlite3.DatabaseError) as e:
+        full = disk_full(cfg, e)
+        if full:
+            raise full from None
+        raise
 
 
 def _read_chunk(args) -> list[Note]:
@@ -308,7 +346,52 @@ def _read_all(vfs: list[VaultFile], values: dict):
 def _rebuild_locked(cfg: Config, progress) -> dict:
     scan_warnings: list[tuple[str, str, str]] = []
     files, attachments = _scan(cfg, scan_warnings)
+    _remove_stale_generations(cfg)
     gen = f"index-{time.time_ns()}.sqlite"
+    try:
+        return _build_generation(cfg, gen, files, attachments, scan_warnings, progress)
+    except BaseException as e:
+        _remove_generation(cfg, gen)  # a failed rebuild leaves nothing behind; the old index stays
+        full = disk_full(cfg, e) if isinstance(e, Exception) else None
+        if full:
+            raise full from None
+        raise
+
+
+def _current_generation(cfg: Config) -> str | None:
+    try:
+        return os.readlink(cfg.path(INDEX_NAME))
+    except OSError:
+        return None
+
+
+def _remove_generation(cfg: Config, gen: str) -> None:
+    if gen == _current_generation(cfg):
+        return
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(cfg.path(gen + suffix))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
+
+
+def _remove_stale_generations(cfg: Config) -> None:
+    """Generations left by a rebuild that was killed (caller holds the index lock: none is in use
+    for writing; readers keep their open file handles)."""
+    current = _current_generation(cfg)
+    for p in cfg.cache_dir.glob("index-*.sqlite"):
+        if p.name != current:
+            _remove_generation(cfg, p.name)
+
+
+def stale_generations(cfg: Config) -> list[Path]:
+    current = _current_generation(cfg)
+    return [p for p in cfg.cache_dir.glob("index-*.sqlite*") if not current or not p.name.startswith(current)]
+
+
+def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, progress) -> dict:
     new_path = cfg.path(gen)
     conn = sqlite3.connect(str(new_path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=OFF")
@@ -354,8 +437,8 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         conn.close()
     _swap_in(cfg, gen)
     from .fsutil import atomic_write
-    atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False)
-    atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False)
+    _or_full(cfg, lambda: atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False))
+    _or_full(cfg, lambda: atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False))
     return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
             "warnings": len(scan_warnings) + n_warnings}
 
@@ -406,10 +489,11 @@ def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> d
     except Exception:
         raise Busy("another rebuild or sync holds the index lock")
     try:
-        stats = _sync_locked(cfg)
-        drain_pending_locked(cfg)
         from .fsutil import atomic_write
-        atomic_write(cfg.path("sync.stamp"), f"{time.time()}\n", skip_unchanged=False)
+
+        stats = _or_full(cfg, lambda: _sync_locked(cfg))
+        _or_full(cfg, lambda: drain_pending_locked(cfg))
+        _or_full(cfg, lambda: atomic_write(cfg.path("sync.stamp"), f"{time.time()}\n", skip_unchanged=False))
     finally:
         lock.release()
     _drain_after_release(cfg)
@@ -421,7 +505,7 @@ def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> d
         finally:
             conn.close()
         if stats["changed"] or stale or not outputs.all_exist(cfg):
-            outputs.write_all(cfg)
+            _or_full(cfg, lambda: outputs.write_all(cfg))
     return stats
 
 
@@ -521,8 +605,8 @@ def reindex(cfg: Config, paths: Iterable[str], lock_timeout: float = 2.0) -> dic
         _drain_after_release(cfg)
         return {"queued": len(rels), "reindexed": 0}
     try:
-        stats = _reindex_locked(cfg, rels)
-        drain_pending_locked(cfg)
+        stats = _or_full(cfg, lambda: _reindex_locked(cfg, rels))
+        _or_full(cfg, lambda: drain_pending_locked(cfg))
     finally:
         lock.release()
     _drain_after_release(cfg)
