@@ -402,7 +402,7 @@ def _watchdog(cfg) -> None:
 
 
 def worker(mode: str, *args: str) -> None:
-    from . import index
+    from . import index, pipeline
 
     cfg = _load_cfg()
     if cfg.vault is not None and cfg.worker_seconds:
@@ -413,9 +413,9 @@ def worker(mode: str, *args: str) -> None:
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
-            index.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
+            pipeline.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
         else:
-            index.sync(cfg, lock_timeout=0)
+            pipeline.sync(cfg, lock_timeout=0)
     except index.Busy:
         return
     _set_error(str(cfg.cache_dir), "background", None)
