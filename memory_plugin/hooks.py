@@ -362,6 +362,34 @@ def _file_says_private(path: str) -> bool:
 
 # ---------------------------------------------------------------- background worker
 
+_WORKER: dict = {}
+
+
+def _dir_id(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _cache_gone(cache: str) -> bool:
+    """The worker's cache dir was removed (or removed and made again, by a lock file's creation)."""
+    return "cache_id" in _WORKER and _dir_id(cache) != _WORKER["cache_id"]
+
+
+def _tidy_recreated(cache: str) -> None:
+    """Remove what this worker's locks put in a cache dir made again after it was deleted."""
+    try:
+        names = os.listdir(cache)
+        if all(n.endswith(".lock") for n in names):
+            for n in names:
+                os.unlink(os.path.join(cache, n))
+            os.rmdir(cache)
+    except OSError:
+        pass
+
+
 class WorkerStopped(BaseException):
     """A detached worker ran past `worker_seconds`, or its vault or cache dir disappeared."""
 
@@ -375,6 +403,7 @@ def _watchdog(cfg) -> None:
     limit = float(cfg.worker_seconds)
     end = time.monotonic() + limit
     vault, cache = str(cfg.vault), str(cfg.cache_dir)
+    vault_id, _WORKER["cache_id"] = _dir_id(vault), _dir_id(cache)
     why: list[str] = []
 
     def on_alarm(signum, frame):
@@ -385,9 +414,9 @@ def _watchdog(cfg) -> None:
             time.sleep(0.25)
             if time.monotonic() > end:
                 why.append(f"stopped after worker_seconds ({limit:g} s)")
-            elif not os.path.isdir(vault):
+            elif _dir_id(vault) != vault_id:
                 why.append(f"stopped: the vault {vault} is gone")
-            elif not os.path.isdir(cache):
+            elif _cache_gone(cache):
                 why.append("stopped: the cache dir is gone")
             else:
                 continue
@@ -433,8 +462,9 @@ def run_hook(argv: list[str]) -> int:
             worker(*(argv[1:] or ["sync"]))
         except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
             d = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
-            if isinstance(e, WorkerStopped) and d and not os.path.isdir(d):
-                return 0  # the cache dir was removed: leave nothing behind
+            if d and (not os.path.isdir(d) or _cache_gone(d)):
+                _tidy_recreated(d)
+                return 0  # the cache dir was removed under the worker: leave nothing behind
             msg = f"background {argv[1:] or 'sync'} failed: {type(e).__name__}: {e}"
             log(d, "background", "ERROR", msg)
             _set_error(d, "background", msg)

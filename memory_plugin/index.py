@@ -226,6 +226,16 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
                      " ambiguous) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
 
 
+def _alias_keys(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
+    """The link keys of the aliases these notes have in the index now."""
+    keys: set[str] = set()
+    for i in range(0, len(paths), 500):
+        chunk = paths[i:i + 500]
+        keys |= {L.name_key(r[0]) for r in conn.execute(
+            f"SELECT alias_lc FROM aliases WHERE path IN ({','.join('?' * len(chunk))})", chunk)}
+    return keys
+
+
 def reresolve(conn: sqlite3.Connection, keys: set[str], resolver: L.Resolver) -> int:
     """Resolve again every link whose target may have changed because files with `keys` came or went."""
     n = 0
@@ -278,10 +288,41 @@ def index_lock(cfg: Config, timeout: float = -1):
 
 # ---------------------------------------------------------------- rebuild
 
+TEMP_MIN_AGE = 60  # seconds: no write of ours takes this long, so an older temp file is a leftover
+
+
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
-    return walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip)
+    temps: list[str] = []
+    out = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, temps=temps)
+    if temps:
+        remove_stale_temps(cfg, temps)
+    return out
+
+
+def remove_stale_temps(cfg: Config, temps: list[str]) -> int:
+    """Remove temp files a killed writer of ours left in the vault: only while no writer holds the
+    vault lock, and only when older than TEMP_MIN_AGE (a journal append takes another lock)."""
+    lock = file_lock(cfg.path("vault.lock"), timeout=0)
+    try:
+        lock.acquire()
+    except Exception:  # a write is under way: the next sync cleans up
+        return 0
+    n = 0
+    try:
+        now = time.time()
+        for t in temps:
+            try:
+                st = os.lstat(t)
+                if os.path.isfile(t) and not os.path.islink(t) and now - st.st_mtime > TEMP_MIN_AGE:
+                    os.unlink(t)
+                    n += 1
+            except OSError:
+                pass
+    finally:
+        lock.release()
+    return n
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
@@ -408,8 +449,11 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         done = n_warnings = 0
         if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved
             notes = list(_read_all(list(files.values()), cfg.values))
-            resolver.aliases = {a.lower(): n.path for n in sorted(notes, key=lambda n: n.path)
-                                for a in reversed(n.aliases)}
+            aliases: dict[str, str] = {}
+            for n in sorted(notes, key=lambda n: n.path):  # the first path wins, as in sql_resolver
+                for a in n.aliases:
+                    aliases.setdefault(a.lower(), n.path)
+            resolver.aliases = aliases
             stream = iter(notes)
         else:  # stream: no note is kept in memory after it is written
             stream = _read_all(list(files.values()), cfg.values)
@@ -536,6 +580,9 @@ def _sync_locked(cfg: Config) -> dict:
         removed_files = gone + gone_att
         stats["deleted"] = len(gone) - stats["renamed"]
         conn.execute("BEGIN IMMEDIATE")
+        # links to an alias a changed or deleted note had (or has now) may resolve elsewhere
+        keys: set[str] = _alias_keys(conn, removed_files + [n.path for n in to_parse]) \
+            if cfg.resolve_aliases else set()
         for p in removed_files:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
@@ -545,12 +592,11 @@ def _sync_locked(cfg: Config) -> dict:
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:
             write_note(conn, note, resolver, cfg)
-        keys: set[str] = set()
         for p in added_files + removed_files:
             keys |= L.keys_for_file(p)
         if cfg.resolve_aliases:
             for note in to_parse:
-                keys |= {a.lower() for a in note.aliases}
+                keys |= {L.name_key(a) for a in note.aliases}
         reresolve(conn, keys, resolver)
         conn.execute("DELETE FROM warnings WHERE kind IN ('symlink', 'unreadable')")
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
@@ -619,6 +665,8 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             if not exists:
                 if rel.lower().endswith(".md"):
                     if known or conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone():
+                        if cfg.resolve_aliases:
+                            keys |= _alias_keys(conn, [rel])
                         conn.execute("DELETE FROM files WHERE path=?", (rel,))
                         delete_note_rows(conn, rel)
                         keys |= L.keys_for_file(rel)
@@ -641,9 +689,9 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             if not known:
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", _file_row(rel))
                 keys |= L.keys_for_file(rel)
-            write_note(conn, note, resolver, cfg)
             if cfg.resolve_aliases:
-                keys |= {a.lower() for a in note.aliases}
+                keys |= _alias_keys(conn, [rel]) | {L.name_key(a) for a in note.aliases}
+            write_note(conn, note, resolver, cfg)
             stats["reindexed"] += 1
         reresolve(conn, keys, resolver)
         if stats["reindexed"] or stats["removed"]:

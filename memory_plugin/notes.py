@@ -78,10 +78,17 @@ def dumps(o) -> str:
     return json.dumps(o, ensure_ascii=False, default=_json_default, sort_keys=False)
 
 
+# The temp file fsutil.atomic_write writes next to a note (`.Title.md.k3j9x_2a.tmp`, mkstemp's 8
+# characters): one that a killed writer left behind is removed by the next sync.
+TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
+
+
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
-               skip_dirs: tuple[str, ...] = ()) -> tuple[dict[str, VaultFile], list[str]]:
+               skip_dirs: tuple[str, ...] = (), temps: list[str] | None = None
+               ) -> tuple[dict[str, VaultFile], list[str]]:
     """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice."""
+    vault are skipped; symlink loops are reported, never followed twice. Our own temp files are
+    collected in `temps` (absolute paths) when it is given."""
     notes: dict[str, VaultFile] = {}
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
@@ -99,6 +106,8 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
         for e in entries:
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
             if e.name.startswith(".") or is_excluded(rel, excludes):
+                if temps is not None and e.name.startswith(".") and TEMP_RE.fullmatch(e.name):
+                    temps.append(e.path)
                 continue
             try:
                 if e.is_symlink():
