@@ -50,11 +50,13 @@ def _blank(m: re.Match) -> str:
 FENCE_LINE_RE = re.compile(r"^[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
 
 
-def _mask_fences(body: str) -> str:
+def _mask_fences(body: str, check=None) -> str:
     """Fenced code blanked: the opening line emptied, the rest (closing line too) turned to spaces,
     newlines kept; an unclosed fence runs to the end. Only fence-like lines are visited."""
     parts, last, fence, open_end = [], 0, None, 0
-    for m in FENCE_LINE_RE.finditer(body):
+    for k, m in enumerate(FENCE_LINE_RE.finditer(body)):
+        if check is not None and not k & 0x3FFF:
+            check()
         if fence is None:
             fence = m.group(1)
             parts.append(body[last:m.start()])
@@ -69,14 +71,16 @@ def _mask_fences(body: str) -> str:
     return "".join(parts)
 
 
-def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True) -> str:
-    """Blank out fenced code, inline code and HTML comments (and %% %% if asked)."""
+def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True,
+                     check=None) -> str:
+    """Blank out fenced code, inline code and HTML comments (and %% %% if asked). `check()`, when
+    given, is called every few thousand fence lines or backtick strings (a time budget may raise)."""
     if "```" in body or "~~~" in body:
-        body = _mask_fences(body)
+        body = _mask_fences(body, check)
     if "<!--" in body:
         body = HTML_COMMENT_RE.sub(_blank, body)
     if inline_code and "`" in body:
-        body = mask_code_spans(body)
+        body = mask_code_spans(body, check)
     if not keep_obsidian_comments and "%%" in body:
         body = OBSIDIAN_COMMENT_RE.sub(_blank, body)
     return body
@@ -128,7 +132,7 @@ def _pairs(text: str, block: list[tuple[int, int]], start: int, simple: bool,
         _pair_runs(text, block, start, out)
 
 
-def mask_code_spans(body: str) -> str:
+def mask_code_spans(body: str, check=None) -> str:
     """Blank out inline code spans (newlines kept), block by block: a span never crosses a blank
     line, a list item's start, a block quote line's start or a heading. Linear: the regex engine
     scans the text once; Python work is per backtick string and per block boundary before one."""
@@ -140,7 +144,9 @@ def mask_code_spans(body: str) -> str:
     block_start = 0
     limit = -1          # when the block is a heading: where its line ends
     need_line = True    # the next backtick string starts a block: is its line a heading?
-    for m in CODE_TOKEN_RE.finditer(body):
+    for k, m in enumerate(CODE_TOKEN_RE.finditer(body)):
+        if check is not None and not k & 0x3FFF:
+            check()
         if m.group(1) is None:  # a block boundary
             _pairs(body, block, block_start, simple, spans)
             block, block_start, need_line, limit = [], m.start() + 1, True, -1

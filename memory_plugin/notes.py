@@ -378,8 +378,8 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.props = props
     note.body = body
     keep_comments = cfg_values.get("comment_links", True)
-    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments)
-    budget.check("masking code and comments")
+    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments,
+                                check=lambda: budget.check("masking code and comments"))
     note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
     budget.check("links")
     tags = _tag_list(props.get("tags", props.get("tag")))
@@ -403,7 +403,8 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     summary = props.get("summary") or props.get("description")
     note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
         str(summary).strip() else \
-        first_paragraph(L.mask_non_content(body, inline_code=False).replace("`", ""))
+        first_paragraph(L.mask_non_content(body, inline_code=False, check=lambda: budget.check("summary"))
+                        .replace("`", ""))
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
