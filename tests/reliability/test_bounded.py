@@ -68,6 +68,7 @@ HOSTILE = {  # each was quadratic (or worse) before: 20 KB of `[[` took 9.6 s
     "open backticks over lines": "`a\n",
     "callout openers": "> [!",
     "inline fields": "- a:: [[",
+    "one heading line of spaces": None,  # `# a` + 1 MB of spaces + `b`: one line
 }
 
 
@@ -75,8 +76,9 @@ HOSTILE = {  # each was quadratic (or worse) before: 20 KB of `[[` took 9.6 s
 def test_hostile_note_does_not_hang_post_tool_use(unit, vault, vault_env, cache_dir):
     with case():
         note = vault / "Inbox" / "Hostile.md"
-        body = unit * (MB // len(unit))
-        note.write_text("# Hostile\n\n" + body + "\n\nThe real link: [[Home]]\n", encoding="utf-8")
+        body = unit * (MB // len(unit)) if unit else "# a" + " " * MB + "b"
+        title = "# Hostile\n\n" if unit else ""  # the long heading must be the first H1
+        note.write_text(title + body + "\n\nThe real link: [[Home]]\n", encoding="utf-8")
         count("bad_inputs")
         r = _post_tool_use(note, vault_env)
         assert r.returncode == 0 and r.stdout == "", r.stderr
