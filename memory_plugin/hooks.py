@@ -12,6 +12,9 @@ import sys
 import time
 
 MAX_STDIN = 16 * 1024 * 1024
+# PostToolUse indexes a note this size or smaller itself (well inside its 150 ms on an idle machine);
+# a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
+INLINE_NOTE_BYTES = 512 * 1024
 DISABLE = "MEMORY_PLUGIN_DISABLE"
 EVENTS = ("session-start", "post-tool-use", "session-end")
 
@@ -241,6 +244,13 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
     _record_touch(str(cfg.cache_dir), payload.get("session_id"), rel)
     if not os.path.exists(cfg.path("index.sqlite")):
         start_worker(cfg, "rebuild")
+        return
+    try:
+        size = os.stat(os.path.join(str(cfg.vault), rel)).st_size
+    except OSError:
+        size = 0
+    if size > INLINE_NOTE_BYTES:  # reading it could take longer than the hook's budget: detached
+        start_worker(cfg, "reindex", rel)
         return
     from . import index
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from conftest import hash_tree, run_cli
-from rel_helpers import case, cli_cmd, count, fresh_snapshot, snap, timed_hook
+from rel_helpers import case, cli_cmd, count, fresh_snapshot, snap, timed_hook, wait_idle
 
 MB = 1 << 20
 
@@ -41,6 +41,17 @@ def _note_row(cache_dir: Path, path: str):
     finally:
         conn.close()
     return row, links, body[0] if body else None
+
+
+def _wait_for_row(cache_dir: Path, path: str, timeout: float = 120):
+    end = time.time() + timeout
+    while time.time() < end:
+        row = _note_row(cache_dir, path)[0]
+        if row is not None:
+            wait_idle(cache_dir, 60)
+            return row
+        time.sleep(0.2)
+    return None
 
 
 def _log(cache_dir: Path) -> str:
@@ -82,6 +93,7 @@ def test_hostile_note_does_not_hang_post_tool_use(unit, vault, vault_env, cache_
         count("bad_inputs")
         r = _post_tool_use(note, vault_env)
         assert r.returncode == 0 and r.stdout == "", r.stderr
+        row = _wait_for_row(cache_dir, "Inbox/Hostile.md")  # over INLINE_NOTE_BYTES: a worker indexes it
         row, links, _ = _note_row(cache_dir, "Inbox/Hostile.md")
         assert row is not None
         skipped, warnings = row[0], json.loads(row[1])
