@@ -179,8 +179,10 @@ def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
 
 # ---------------------------------------------------------------- writing one note
 
-def _file_row(path: str) -> tuple:
-    return (path, path.lower(), L.file_name_lc(path), int(path.lower().endswith(".md")))
+def _file_row(path: str, is_note: bool | None = None) -> tuple:
+    """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only."""
+    note = path.lower().endswith(".md") if is_note is None else is_note
+    return (path, path.lower(), L.file_name_lc(path), int(note))
 
 
 def delete_note_rows(conn: sqlite3.Connection, path: str) -> None:
@@ -308,19 +310,25 @@ TEMP_MIN_AGE = 60  # seconds: no write of ours takes this long, so an older temp
 
 
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
+    """-> (notes, other files): attachments, and every file of the excluded folders, which stay link
+    targets (`![[Books.base]]` from Templates/Bases/ resolves) without being sources or notes."""
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
+    targets: list[str] = []
     temps: list[str] = []
-    out = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, temps=temps)
+    notes, attachments = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, targets_only=targets,
+                                    temps=temps)
     if temps:
         remove_stale_temps(cfg, temps)
-    return out
+    return notes, attachments + targets
 
 
 def remove_stale_temps(cfg: Config, temps: list[str]) -> int:
     """Remove temp files a killed writer of ours left in the vault: only while no writer holds the
-    vault lock, and only when older than TEMP_MIN_AGE (a journal append takes another lock)."""
-    lock = file_lock(cfg.path("vault.lock"), timeout=0)
+    vault lock (every writer of ours holds it), and only when older than TEMP_MIN_AGE."""
+    from .fsutil import vault_lock
+
+    lock = vault_lock(cfg.cache_dir, timeout=0)
     try:
         lock.acquire()
     except Exception:  # a write is under way: the next sync cleans up
@@ -480,7 +488,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         conn.execute("BEGIN")
         all_paths = list(files) + attachments
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in all_paths])
+                         [_file_row(p, p in files) for p in all_paths])
         resolver = L.Resolver(all_paths)
         vfs = list(files.values())
         total = len(vfs)
@@ -624,7 +632,7 @@ def _sync_locked(cfg: Config) -> dict:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
         conn.executemany("INSERT OR REPLACE INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in added_files])
+                         [_file_row(p, p in files) for p in added_files])
         conn.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touch)
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:

@@ -14,6 +14,7 @@ from typing import Any, Iterator
 
 from . import links as L
 from .paths import is_excluded
+from .privacy import head_says_private
 
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
 # delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
@@ -84,20 +85,22 @@ TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
 
 
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
-               skip_dirs: tuple[str, ...] = (), temps: list[str] | None = None
-               ) -> tuple[dict[str, VaultFile], list[str]]:
+               skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
+               temps: list[str] | None = None) -> tuple[dict[str, VaultFile], list[str]]:
     """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice. Our own temp files are
-    collected in `temps` (absolute paths) when it is given."""
+    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
+    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
+    they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
+    when it is given."""
     notes: dict[str, VaultFile] = {}
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
     skip_real = {os.path.realpath(d) for d in skip_dirs}
-    stack = [(str(root), "")]
+    stack = [(str(root), "", False)]
     while stack:
-        d, rel_d = stack.pop()
+        d, rel_d, in_excluded = stack.pop()
         try:
             entries = list(os.scandir(d))
         except OSError as e:
@@ -105,37 +108,46 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
             continue
         for e in entries:
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
-            if e.name.startswith(".") or is_excluded(rel, excludes):
-                if temps is not None and e.name.startswith(".") and TEMP_RE.fullmatch(e.name):
+            if e.name.startswith("."):
+                if temps is not None and TEMP_RE.fullmatch(e.name):
                     temps.append(e.path)
+                continue
+            excluded = in_excluded or is_excluded(rel, excludes)
+            if excluded and targets_only is None:
                 continue
             try:
                 if e.is_symlink():
                     real = os.path.realpath(e.path)
                     if not (real == root_real or real.startswith(root_real + os.sep)):
-                        warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
                         continue
                     if os.path.isdir(real):
                         if real in seen_dirs or root_real.startswith(real + os.sep):
-                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                            if not excluded:
+                                warnings.append((rel, "symlink", "symlink loop: skipped"))
                             continue
                 if e.is_dir():
                     real = os.path.realpath(e.path)
                     if real in seen_dirs:
-                        warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
                         continue
                     if real in skip_real:
                         continue
                     seen_dirs.add(real)
-                    stack.append((e.path, rel))
+                    stack.append((e.path, rel, excluded))
                 elif e.is_file():
-                    if e.name.lower().endswith(".md"):
+                    if excluded:
+                        targets_only.append(rel)
+                    elif e.name.lower().endswith(".md"):
                         st = e.stat()
                         notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
                     else:
                         attachments.append(rel)
             except OSError as err:
-                warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
+                if not excluded:
+                    warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
     return notes, attachments
 
 
@@ -313,33 +325,34 @@ class _Budget:
             raise _OverBudget(f"took longer than note_seconds ({self.seconds:g} s) to read, at {stage}: skipped")
 
 
-def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None) -> Note:
-    """Read one note; a note over the per-note time budget is kept as skipped, with a warning.
-    `size`: the file's size when `raw` holds only its first max_note_bytes + 1 bytes."""
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
+               read_private: bool = False) -> Note:
+    """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
+    max_note_bytes + 1 bytes. A private note keeps only its path (and title, its file name), unless
+    `read_private` (a command editing that note's own properties). A note over the per-note time
+    budget (`note_seconds`) is kept as skipped, with a warning."""
     budget = _Budget(float(cfg_values.get("note_seconds", 5)))
     try:
-        return _parse_note(path, raw, cfg_values, budget, size)
+        return _parse_note(path, raw, cfg_values, budget, size, read_private)
     except _OverBudget as e:
         title = path.rsplit("/", 1)[-1][:-3]
         note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                     hash=hashlib.blake2b(raw, digest_size=16).hexdigest(), skipped=True)
-        note.private = _looks_private(raw)
+        note.private = head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"])
         note.warnings.append(str(e))
         return note
 
 
-def _looks_private(raw: bytes) -> bool:
-    """For a note skipped before its properties were read: private when its head says so."""
-    head = raw[:4096].decode("utf-8", "replace").lower()
-    return "private:" in head and any(line.strip().startswith("private:") and line.split(":", 1)[1].strip()
-                                      .strip("'\"") in ("true", "yes", "on", "1") for line in head.split("\n"))
-
-
 def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budget,
-                size: int | None = None) -> Note:
+                size: int | None = None, read_private: bool = False) -> Note:
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
+    # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
+    if head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"]):
+        note.private = True  # nothing it holds is kept: only its path, so that links to it resolve
+        if not read_private:
+            return note
     if len(raw) > cfg_values["max_note_bytes"]:
         note.skipped = True
         note.warnings.append(f"larger than max_note_bytes ({max(size or 0, len(raw)):,} bytes > "
@@ -367,10 +380,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
         budget.check("properties")
         why = props_too_big(data) if isinstance(data, (dict, list)) else None
         if why:
-            note.warnings.append(why)
-            # what privacy needs survives: a scalar `private` key of the dropped properties
-            props = {k: v for k, v in data.items() if str(k).strip().lower() == "private"
-                     and not isinstance(v, (dict, list))} if isinstance(data, dict) else {}
+            note.warnings.append(why)  # privacy was decided on the text already (privacy.py)
         elif isinstance(data, dict):
             props = {str(k): v for k, v in data.items()}
         elif data is not None:
@@ -420,8 +430,6 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.project = project.strip() if isinstance(project, str) and project.strip() else None
     note.created = _date(props.get("created", props.get("date")))
     note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
-    priv = props.get("private")
-    note.private = priv is True or (isinstance(priv, str) and priv.strip().lower() in ("true", "yes"))
     return note
 
 
