@@ -169,8 +169,8 @@ def test_note_over_its_time_budget_is_skipped_with_a_warning(vault, cache_dir, t
             rows = conn.execute("SELECT skipped, warnings, private, path FROM notes").fetchall()
         finally:
             conn.close()
-        assert rows and all(s == 1 and "note_seconds" in w for s, w, _, _ in rows)
-        # a skipped note keeps what privacy needs
+        assert rows and all(s == 1 and "note_seconds" in w for s, w, priv, _ in rows if not priv)
+        # privacy is decided before any budget (privacy.py): a private note is still private
         assert {p for _, _, priv, p in rows if priv} >= {"Personal/Salary negotiation.md"}
 
 
