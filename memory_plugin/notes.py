@@ -75,8 +75,11 @@ def _json_default(o):
     return str(o)
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # json.dumps makes one per call
+
+
 def dumps(o) -> str:
-    return json.dumps(o, ensure_ascii=False, default=_json_default, sort_keys=False)
+    return _ENCODE(o)
 
 
 # The temp file fsutil.atomic_write writes next to a note (`.Title.md.k3j9x_2a.tmp`, mkstemp's 8
