@@ -23,10 +23,11 @@ _KEEP = [
     r"(?:for\s+future\s+reference|for\s+the\s+record|lesson\s+learned|lessons\s+learned|til|today\s+i\s+learned)\b",
     r"we(?:'ve|\s+have)?\s+(?:decided|agreed|settled\s+on|chose|chosen|standardi[sz]ed\s+on)\b",
     r"(?:the\s+|our\s+)?decision\s*(?:is|was|:)",
-    r"(?:the\s+|our\s+)?(?:convention|rule|policy|team\s+rule)\s+(?:is|here\s+is)\b",
+    r"(?:the\s+|our\s+)?(?:convention|rule|policy|team\s+rule)\s+(?:here\s+)?is\b",
     r"(?:we|you)\s+(?:should\s+)?(?:always|never)\s+\w+",
     r"(?:always|never)\s+(?:use|run|call|commit|push|deploy|merge|write|put|add|import|store|log|pin|edit|touch)\b",
-    r"(?:save|add|record|store|write)\s+(?:this|that|it)\s+(?:down|to\s+(?:memory|the\s+vault|your\s+memory|the\s+notes)"
+    r"(?:save|record|write)\s+(?:this|that|it)\s+down\s*[.!]*$",
+    r"(?:save|add|record|store|write)\s+(?:this|that|it)\s+(?:to\s+(?:memory|the\s+vault|your\s+memory|the\s+notes)"
     r"|in\s+(?:memory|the\s+vault|your\s+memory|the\s+notes)|as\s+a\s+(?:decision|pitfall|learning|pattern|convention))\b",
     r"make\s+a\s+note(?:\s+of\s+this|\s+that|\s*:)",
 ]
@@ -35,7 +36,10 @@ _KEEP = [
 _CORRECT = [
     r"no[,.!]?\s+(?:we|it|that|this|the|our)\s+(?:use|uses|is|are|was|were|don'?t|do\s+not|never|always|prefer|run|deploy)\b",
     r"actually,?\s+(?:we|it|that|this|the|our)\s+(?:use|uses|is|are|don'?t|do\s+not|never|always|prefer|switched|moved)\b",
-    r"(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:wrong|incorrect|outdated|out\s+of\s+date|not\s+(?:right|true|correct))\b",
+    r"(?:that'?s|that\s+is|this\s+is|it'?s)\s+(?:wrong|incorrect|outdated|out\s+of\s+date|not\s+(?:right|true|correct))"
+    r"\s*[,:;-]?\s+(?:it|the|we|our|they|its|there)\b",
+    r"(?:wrong|incorrect|correction|nope)\s*[:,-]\s+\w",
+    r"(?:actually|no)[,.!]?\s+[^.;!?,]{1,60},\s+not\s+\w",  # "actually, the timeout is 30 s, not 10"
     r"we\s+(?:don'?t|do\s+not|no\s+longer)\s+use\b",
     r"we\s+(?:switched|moved|migrated)\s+(?:from|to|away\s+from|off)\b",
     r"we\s+use\s+[^,.;!?]{1,40},?\s+not\s+\w",
