@@ -1,0 +1,58 @@
+"""What the UserPromptSubmit hook adds (issue 13): `memory-plugin eval --prompts` over the blind
+prompt sets (bench/eval/prompts-*.yaml, reported) and the dev sets (bench/dev/, where the hook's
+constants were set), lexical and semantic side by side, into bench/RESULTS.md.
+
+    .venv/bin/python bench/bench_prompt_eval.py [--write]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+
+from common import EXE, ROOT, machine, publish
+
+SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
+        ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
+        ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)")]
+ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
+        ("precision", "precision of injected items (≥ 0.85)"),
+        ("answered_by_hook", "answerable prompts given an expected note (≥ 0.6)"),
+        ("answered", "… or already shown by the brief"),
+        ("ordinary_injected", "ordinary prompts with any injection (≤ 10%)"),
+        ("negative_injected", "negative prompts with any injection"),
+        ("capture_precision", "capture precision (≥ 0.9)"), ("capture_recall", "capture recall (≥ 0.8)"),
+        ("tokens_per_prompt", "tokens added per prompt")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write", action="store_true")
+    a = ap.parse_args()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
+    lines = ["## UserPromptSubmit recall and capture (issue 13)", "", f"Machine: {machine()}; commit {commit}.", "",
+             "Command: `.venv/bin/python bench/bench_prompt_eval.py --write` (runs `memory-plugin eval --prompts FILE "
+             "--json`; each prompt is the first of a fresh session, so the brief's notes are excluded as in the hook; "
+             "ordinary and negative shares count only prompts with no expected note). Tokens = characters / 4; a "
+             "session of 20 prompts costs 20 × the per-prompt figure.", ""]
+    for rel, what in SETS:
+        path = ROOT / rel
+        r = subprocess.run([EXE, "eval", "--prompts", str(path), "--json"], capture_output=True, text=True, cwd=ROOT)
+        if r.returncode != 0:
+            lines += [f"### `{rel}` ({what})", "", f"not measured: {r.stderr.strip()[:200]}", ""]
+            continue
+        res = json.loads(r.stdout)
+        modes = list(res)
+        lines += [f"### `{rel}` ({what})", "", "| | " + " | ".join(modes) + " |", "|---|" + "---|" * len(modes)]
+        for k, label in ROWS:
+            cells = []
+            for m in modes:
+                v = res[m].get(k)
+                cells.append("–" if v is None else (f"{v:.2f}" if isinstance(v, float) and k != "tokens_per_prompt" else str(v)))
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+    publish("prompt-eval", lines, a.write)
+
+
+if __name__ == "__main__":
+    main()
