@@ -112,6 +112,17 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
                           "run `memory-plugin sync` (SessionStart also starts one)"))
     except IndexMissing as e:
         out.append(_check(False, str(e), "run `memory-plugin rebuild`"))
+    from . import semantic  # which search mode is on, and whether the model fits the stored vectors
+
+    try:
+        conn = open_index(cfg)
+    except IndexMissing:
+        conn = None
+    try:
+        out.extend(_check(*c) for c in semantic.doctor_checks(cfg, conn))
+    finally:
+        if conn is not None:
+            conn.close()
     lock_file = cfg.path("index.lock")
     lock = index_lock(cfg, 0)
     try:

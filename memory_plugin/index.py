@@ -20,7 +20,7 @@ from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 INDEX_NAME = "index.sqlite"
 
 SCHEMA = """
@@ -51,6 +51,10 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
+-- chunk vectors (semantic.py): note_hash is the note's hash when embedded; another value = stale
+CREATE TABLE chunks(path TEXT NOT NULL, seq INTEGER NOT NULL, note_hash TEXT NOT NULL, hash TEXT NOT NULL,
+  heading TEXT, start INTEGER, end INTEGER, vec BLOB NOT NULL, PRIMARY KEY(path, seq));
+CREATE INDEX chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
   tokenize = 'unicode61 remove_diacritics 2');
 """
@@ -147,11 +151,13 @@ def _file_row(path: str) -> tuple:
     return (path, path.lower(), L.file_name_lc(path), int(path.lower().endswith(".md")))
 
 
-def delete_note_rows(conn: sqlite3.Connection, path: str) -> None:
+def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = False) -> None:
+    """Every row of one note. `keep_vectors` (a note being re-written) leaves its chunk vectors,
+    stale from now on, for the embedding worker to reuse by chunk hash and then replace."""
     row = conn.execute("SELECT id FROM notes WHERE path=?", (path,)).fetchone()
     if row:
         conn.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
-    for table in ("notes", "tags", "aliases", "warnings"):
+    for table in ("notes", "tags", "aliases", "warnings") + (() if keep_vectors else ("chunks",)):
         conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
     conn.execute("DELETE FROM links WHERE src=?", (path,))
 
@@ -160,7 +166,7 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
                fresh: bool = False) -> None:
     """Replace every row of one note (caller holds the transaction)."""
     if not fresh:
-        delete_note_rows(conn, note.path)
+        delete_note_rows(conn, note.path, keep_vectors=not (note.private or note.skipped))
     v = cfg.values
     hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
                                                      note.display_title, v))
@@ -349,6 +355,10 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
                  synced_at=now, changed_at=now, generation=gen)
         conn.execute("COMMIT")
+        if old.exists():
+            from . import semantic
+
+            semantic.carry_over(conn, str(old.resolve()))
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
         conn.close()
