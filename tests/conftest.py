@@ -13,6 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 GEN_VAULT = ROOT.parent / "shared" / "bench" / "gen_vault.py"
+# Lexical unless a test asks for the model (`semantic_env`): embedding the fixture vault takes
+# seconds on this small shared machine, and most tests are about something else. Set here, not
+# only in `isolated_home`, because module- and session-scoped fixtures run before it.
+os.environ["MEMORY_PLUGIN_EMBEDDING_MODEL"] = "off"
+os.environ.pop("MEMORY_PLUGIN_MODELS_DIR", None)
 
 
 @pytest.fixture(autouse=True)
@@ -26,9 +31,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
     for var in ("MEMORY_PLUGIN_VAULT", "MEMORY_PLUGIN_CONFIG", "MEMORY_PLUGIN_DISABLE",
                 "MEMORY_PLUGIN_MODELS_DIR", "MEMORY_PLUGIN_HF_ENDPOINT"):
         monkeypatch.delenv(var, raising=False)
-    # Lexical unless a test asks for the model (`semantic_env`): embedding the fixture vault takes
-    # seconds on this small shared machine, and most tests are about something else.
-    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")  # see the top of this file
     return home
 
 
