@@ -69,7 +69,7 @@ def _age(ts: float | None) -> str:
 @pass_ctx
 def rebuild(c: Ctx, as_json):
     """Build the index and graph from scratch and swap them in."""
-    from .index import rebuild as do_rebuild
+    from .pipeline import rebuild as do_rebuild
 
     cfg = c.cfg
     cfg.require_vault()
@@ -97,7 +97,7 @@ def rebuild(c: Ctx, as_json):
 @pass_ctx
 def sync(c: Ctx, as_json):
     """Re-read only new, changed, deleted and renamed notes."""
-    from .index import sync as do_sync
+    from .pipeline import sync as do_sync
 
     stats = do_sync(c.cfg)
     from .cli_semantic import describe, embed_after_index
@@ -109,7 +109,8 @@ def sync(c: Ctx, as_json):
         click.echo(f"no usable index: rebuilt ({stats['notes']} notes)")
     else:
         click.echo("synced: " + ", ".join(f"{stats[k]} {k}" for k in
-                                          ("new", "modified", "deleted", "renamed", "unchanged")))
+                                          ("new", "modified", "deleted", "renamed", "unchanged"))
+                   + (f"; graph outputs {stats['outputs']['graph']}" if "outputs" in stats else ""))
     if not as_json and describe(stats["embedding"]):
         click.echo(describe(stats["embedding"]))
     if err:
@@ -144,7 +145,8 @@ def status(c: Ctx, as_json):
     cfg = c.cfg
     cfg.require_vault()
     info = {"vault": str(cfg.vault), "cache_dir": str(cfg.cache_dir), "files": outputs.paths(cfg),
-            "config_sources": {k: v for k, v in cfg.sources.items() if v != "default"}}
+            "config_sources": {k: v for k, v in cfg.sources.items() if v != "default"},
+            "outputs": outputs.state(cfg)}
     try:
         conn = open_index(cfg)
     except IndexMissing as e:
@@ -184,6 +186,11 @@ def status(c: Ctx, as_json):
     click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}"
                + (f"; {v['embedded_notes']}/{v['embeddable_notes']} notes embedded"
                   if info["search_mode"] == "semantic" else ""))
+    out = info["outputs"]
+    if out.get("written_at"):
+        click.echo(f"outputs    graph files written {_age(out['written_at'])}"
+                   + (f"; rewrite skipped {_age(out['skipped_at'])}, the graph unchanged "
+                      f"({out['skipped']}× since written)" if out.get("skipped_at") else ""))
     for k in ("graph_json", "report", "html", "brief"):
         p = info["files"][k]
         click.echo(f"{k:<10} {p}{'' if os.path.exists(p) else ' (not written yet)'}")

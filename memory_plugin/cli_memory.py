@@ -181,7 +181,7 @@ def register(cli: click.Group) -> None:
             cache = cfg.cache_dir if cfg.sources.get("cache_dir") == "command line" else default_cache_dir(named_vault)
             cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
         cfg.require_vault()
-        sync(cfg, write_outputs=False)
+        sync(cfg)
         conn = open_index(cfg)
         res = E.run(cfg, conn, qs)
         if as_json:

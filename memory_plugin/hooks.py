@@ -371,7 +371,7 @@ def _file_says_private(path: str) -> bool:
 # ---------------------------------------------------------------- background worker
 
 def worker(mode: str, *args: str) -> None:
-    from . import index
+    from . import index, pipeline
 
     cfg = _load_cfg()
     try:
@@ -380,9 +380,9 @@ def worker(mode: str, *args: str) -> None:
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
-            index.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
+            pipeline.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
         elif mode != "embed":
-            index.sync(cfg, lock_timeout=0)
+            pipeline.sync(cfg, lock_timeout=0)
     except index.Busy:
         if mode != "embed":
             return

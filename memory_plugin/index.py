@@ -1,4 +1,7 @@
-"""The SQLite index (WAL + FTS5): rebuild into a new file and swap, sync, reindex single notes.
+"""The index stage: SQLite (WAL + FTS5); rebuild into a new file and swap, sync, reindex single notes.
+
+It stores and reads; what is derived from it (graph files, the brief) is the outputs stage's, run
+after it by pipeline.py.
 
 `index.sqlite` in the cache dir is a symlink to the current generation `index-<n>.sqlite`.
 SQLite names the -wal/-shm files after the symlink's target, so swapping the symlink never pairs a
@@ -283,8 +286,6 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
         lock.release()
     _drain_after_release(cfg)
     stats["seconds"] = round(time.time() - t0, 3)
-    from . import outputs
-    outputs.write_all(cfg)
     return stats
 
 
@@ -400,7 +401,7 @@ def _swap_in(cfg: Config, gen: str) -> None:
 
 # ---------------------------------------------------------------- sync and reindex
 
-def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> dict:
+def sync(cfg: Config, lock_timeout: float = -1) -> dict:
     """Bring the index up to date with the vault, reading only what changed."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
@@ -423,15 +424,6 @@ def sync(cfg: Config, lock_timeout: float = -1, write_outputs: bool = True) -> d
     finally:
         lock.release()
     _drain_after_release(cfg)
-    if write_outputs:
-        from . import outputs
-        conn = open_index(cfg)
-        try:
-            stale = get_meta(conn, "outputs_stale") == "1"
-        finally:
-            conn.close()
-        if stats["changed"] or stale or not outputs.all_exist(cfg):
-            outputs.write_all(cfg)
     return stats
 
 
@@ -492,7 +484,7 @@ def _sync_locked(cfg: Config) -> dict:
         now = time.time()
         set_meta(conn, synced_at=now)
         if changed:
-            set_meta(conn, changed_at=now, outputs_stale=1)
+            set_meta(conn, changed_at=now)
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -581,7 +573,7 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             stats["reindexed"] += 1
         reresolve(conn, keys, resolver)
         if stats["reindexed"] or stats["removed"]:
-            set_meta(conn, changed_at=time.time(), outputs_stale=1)
+            set_meta(conn, changed_at=time.time())
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:

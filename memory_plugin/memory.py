@@ -250,7 +250,7 @@ def open_or_build(cfg: Config) -> sqlite3.Connection:
     try:
         return open_index(cfg)
     except IndexMissing:
-        sync(cfg, write_outputs=False)
+        sync(cfg)
         return open_index(cfg)
 
 

@@ -7,6 +7,7 @@ import sqlite3
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memory_plugin import index as I
+from memory_plugin import pipeline as P
 from memory_plugin import semantic as S
 from memory_plugin.config import load_config
 
@@ -35,8 +36,7 @@ def test_rebuild_swaps_generations_and_keeps_one(vault, cache_dir):
     second = os.readlink(cache_dir / "index.sqlite")
     assert first != second
     assert sorted(p.name for p in cache_dir.glob("index-*.sqlite")) == [second]
-    for f in ("graph.json", "GRAPH_REPORT.md", "rebuild.stamp"):
-        assert (cache_dir / f).exists()
+    assert (cache_dir / "rebuild.stamp").exists()
 
 
 def test_sync_with_nothing_changed_reads_nothing(vault, cache_dir):
@@ -144,10 +144,10 @@ def test_sync_after_random_changes_equals_rebuild(tmp_path_factory, semantic_env
         elif op == "attach":
             (rng.choice(folders) / f"{rng.choice(names)}.png").write_bytes(b"\x89PNG")
         if n % 2:
-            I.sync(cfg, write_outputs=False)
+            I.sync(cfg)
         if n % 3 == 0:
             S.embed_pending(cfg, encode=real_encoder)
-    I.sync(cfg, write_outputs=False)
+    I.sync(cfg)
     S.embed_pending(cfg, encode=real_encoder)
     assert snap(cfg) == fresh_snapshot(cfg, base / "fresh")
     fresh = load_config(vault=vault, cache_dir=base / "fresh")
@@ -167,7 +167,7 @@ def test_sync_equals_rebuild_on_generated_vault(tmp_path):
         p.unlink()
     for p in rng.sample([p for p in notes if p.exists()], 20):
         p.rename(p.parent.parent / p.name if p.parent != vault else vault / ("moved " + p.name))
-    I.sync(cfg, write_outputs=False)
+    I.sync(cfg)
     assert snap(cfg) == fresh_snapshot(cfg, tmp_path / "fresh")
 
 
@@ -176,12 +176,12 @@ def test_outputs_after_sync_equal_outputs_of_a_rebuild(tmp_path):
     indexed in: after renames and a sync they are what a rebuild from scratch writes."""
     vault = gen_vault(tmp_path / "v", 300, 3)
     cfg = load_config(vault=vault, cache_dir=tmp_path / "c")
-    I.rebuild(cfg)
+    P.rebuild(cfg)
     notes = sorted(p for p in vault.rglob("*.md") if ".groundtruth" not in str(p))
     for p in random.Random(3).sample(notes, 15):
         p.rename(p.with_name("renamed " + p.name))
-    I.sync(cfg)
+    assert P.sync(cfg)["outputs"]["graph"] == "written"
     fresh = load_config(vault=vault, cache_dir=tmp_path / "fresh")
-    I.rebuild(fresh)
+    P.rebuild(fresh)
     for name in ("graph.json", "GRAPH_REPORT.md"):
         assert cfg.path(name).read_bytes() == fresh.path(name).read_bytes(), name

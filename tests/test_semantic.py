@@ -110,7 +110,7 @@ def test_private_notes_are_never_embedded_nor_found(sem_cfg, real_encoder):
     conn.close()
     note = sem_cfg.vault / "Concepts" / "Idempotency.md"  # a note turned private loses its vectors
     note.write_text("---\nprivate: true\n---\n" + note.read_text(encoding="utf-8"), encoding="utf-8")
-    I.sync(sem_cfg, write_outputs=False)
+    I.sync(sem_cfg)
     S.embed_pending(sem_cfg, encode=real_encoder)
     conn = I.open_index(sem_cfg)
     assert conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Idempotency.md'").fetchone()[0] == 0
@@ -121,7 +121,7 @@ def test_one_changed_note_is_the_only_one_re_embedded(sem_cfg, real_encoder):
     note = sem_cfg.vault / "Concepts" / "Backpressure.md"
     note.write_text(note.read_text(encoding="utf-8") + "\n## Added\nBounded queues push back on producers.\n",
                     encoding="utf-8")
-    I.sync(sem_cfg, write_outputs=False)
+    I.sync(sem_cfg)
     real_encoder.calls.clear()
     stats = S.embed_pending(sem_cfg, encode=real_encoder)
     assert stats["notes"] == 1 and stats["embedded"] >= 1
@@ -137,13 +137,13 @@ def test_one_changed_note_is_the_only_one_re_embedded(sem_cfg, real_encoder):
 
 def test_vectors_never_outlive_their_note(sem_cfg, real_encoder):
     (sem_cfg.vault / "Concepts" / "Backpressure.md").unlink()
-    I.sync(sem_cfg, write_outputs=False)  # no embedding pass: the lexical sync alone drops them
+    I.sync(sem_cfg)  # no embedding pass: the lexical sync alone drops them
     conn = I.open_index(sem_cfg)
     assert conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Backpressure.md'").fetchone()[0] == 0
     assert conn.execute("SELECT count(*) FROM chunks WHERE path NOT IN (SELECT path FROM notes)").fetchone()[0] == 0
     edited = sem_cfg.vault / "Concepts" / "Idempotency.md"
     edited.write_text("# Idempotency\nCompletely different text about gardening tomatoes.\n", encoding="utf-8")
-    I.sync(sem_cfg, write_outputs=False)  # changed, not yet re-embedded: its old vectors are not searched
+    I.sync(sem_cfg)  # changed, not yet re-embedded: its old vectors are not searched
     hits = S.search(sem_cfg, conn, "retried POST must not create two jobs", k=100)
     assert "Concepts/Idempotency.md" not in {h.path for h in hits}
     conn.close()

@@ -42,7 +42,8 @@ def built(tmp_path_factory):
     """The fixture vault (a copy) indexed, and its graph.html. Module-scoped, so it passes every
     path explicitly: the autouse HOME fixture is per test."""
     from memory_plugin.config import load_config
-    from memory_plugin.index import open_index, rebuild
+    from memory_plugin.index import open_index
+    from memory_plugin.pipeline import rebuild
 
     root = tmp_path_factory.mktemp("browser")
     vault = root / "vault"
@@ -232,7 +233,7 @@ def test_search_draws_a_note_that_was_not_shown(browser, tmp_path):
     note and draws it on demand."""
     from conftest import gen_vault
     from memory_plugin.config import load_config
-    from memory_plugin.index import rebuild
+    from memory_plugin.pipeline import rebuild
 
     v = gen_vault(tmp_path / "v", 300)
     cfg = load_config(vault=v, overrides={"html_max_nodes": 60})

@@ -1,0 +1,108 @@
+"""The blind evaluation data under bench/eval/ stays consistent with the vaults it points into.
+
+These files are hand-written; nothing regenerates them. When a note of fixtures/vault is renamed or
+removed, or a pair/prompt is added with a typo, these tests name the entry instead of letting an
+eval silently score against a path that no longer exists.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+EVAL = ROOT / "bench" / "eval"
+FIXTURE_VAULT = ROOT / "fixtures" / "vault"
+DENDRON_VAULT = ROOT.parent / "shared" / "eval" / "dendron" / "vault"
+QUESTION_KINDS = {"paraphrase", "keyword", "alias", "bridge", "negative"}
+PROMPT_KINDS = {"answerable", "negative", "ordinary", "capture", "near-miss"}
+MEMORY_TYPES = {"decision", "pitfall", "pattern", "learning", "convention"}
+FIXTURE_PROJECTS = {"atlas", "beacon", "memory-plugin"}
+CATEGORIES = {"reworded-duplicate", "same-topic", "similar-title", "unrelated"}
+
+
+def _load(path: Path) -> dict:
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _vault_dir(name: str) -> Path:
+    vault = {"fixture": FIXTURE_VAULT, "dendron": DENDRON_VAULT}[name]
+    if not vault.is_dir():
+        pytest.skip(f"{vault} is not laid out on this machine")
+    return vault
+
+
+QUESTION_SETS = sorted(EVAL.glob("*/questions.yaml"))
+
+
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_question_set_format(path):
+    questions = _load(path)["questions"]
+    ids = [q["id"] for q in questions]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for q in questions:
+        assert set(q) == {"id", "kind", "question", "expected", "why"}, q["id"]
+        assert q["kind"] in QUESTION_KINDS, q["id"]
+        assert (q["kind"] == "negative") == (q["expected"] == []), q["id"]
+        assert all(isinstance(p, str) and not p.startswith("/") for p in q["expected"]), q["id"]
+
+
+def test_held_out_sets_total_about_110_questions():
+    assert len(QUESTION_SETS) >= 2
+    total = sum(len(_load(p)["questions"]) for p in QUESTION_SETS)
+    assert total >= 100
+
+
+def test_duplicate_pairs_point_at_existing_notes():
+    pairs = _load(EVAL / "duplicates.yaml")["pairs"]
+    assert len(pairs) >= 60
+    ids = [p["id"] for p in pairs]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for p in pairs:
+        vault = _vault_dir(p["vault"])
+        assert ("b" in p) != ("new" in p), p["id"]
+        for key in ("a", "b"):
+            if key in p:
+                assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
+        assert p["category"] in CATEGORIES, p["id"]
+        assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
+        assert p["why"].strip(), p["id"]
+        if "new" in p:
+            new = p["new"]
+            assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
+            assert new["title"].strip() and new["summary"].strip(), p["id"]
+            assert new["type"] in MEMORY_TYPES, p["id"]
+            if "project" in new:
+                assert new["project"] in FIXTURE_PROJECTS, p["id"]
+
+
+@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml"])
+def test_prompt_sets_point_at_existing_notes(name):
+    data = _load(EVAL / name)
+    vault = (ROOT / data["vault"]).resolve()
+    if not vault.is_dir():
+        pytest.skip(f"{vault} is not laid out on this machine")
+    ids = [p["id"] for p in data["prompts"]]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for p in data["prompts"]:
+        assert p["kind"] in PROMPT_KINDS, p["id"]
+        assert p["prompt"].strip(), p["id"]
+        assert p["capture"] is (p["kind"] == "capture"), p["id"]
+        assert ("correction" in p) == (p["kind"] == "capture"), p["id"]
+        if p["kind"] in ("negative", "near-miss"):
+            assert p["expected"] == [], p["id"]
+        if p["kind"] == "answerable":
+            assert p["expected"], p["id"]
+        for rel in p["expected"]:
+            assert (vault / rel).is_file(), f"{p['id']}: {rel} not in {data['vault']}"
+
+
+def test_prompt_sets_cover_issue_13_minimums():
+    prompts = [p for name in ("prompts-fixture.yaml", "prompts-dendron.yaml")
+               for p in _load(EVAL / name)["prompts"]]
+    kinds = [p["kind"] for p in prompts]
+    assert len(prompts) >= 150
+    fixture_ordinary = [p for p in _load(EVAL / "prompts-fixture.yaml")["prompts"] if p["kind"] == "ordinary"]
+    assert len(fixture_ordinary) >= 80
+    assert kinds.count("capture") >= 20 and kinds.count("near-miss") >= 20

@@ -1,0 +1,127 @@
+"""The build pipeline: scan → parse → index → outputs, run by one driver; the index layer knows
+nothing of outputs; graph outputs are rewritten only when the graph changed; commands that do not
+draw the graph never import networkx."""
+import json
+import subprocess
+import sys
+
+from memory_plugin import index as I
+from memory_plugin import pipeline as P
+from memory_plugin.config import load_config
+
+from conftest import run_cli
+
+GRAPH_FILES = ("graph.json", "GRAPH_REPORT.md", "graph.html")
+MOC = "Maps/Python MOC.md"
+
+
+def _stamps(cache_dir):
+    return {f: (cache_dir / f).stat().st_mtime_ns for f in GRAPH_FILES}
+
+
+def test_index_layer_writes_and_imports_no_outputs(vault, cache_dir):
+    """index.rebuild/sync/reindex alone: no graph files, no brief, and none of the output modules
+    (nor networkx) loaded."""
+    code = f"""
+import sys
+from memory_plugin import index as I
+from memory_plugin.config import load_config
+cfg = load_config(vault={str(vault)!r})
+I.rebuild(cfg)
+open({str(vault / MOC)!r}, "a").write("\\nSee [[Brand new note]].\\n")
+I.sync(cfg)
+I.reindex(cfg, [{MOC!r}])
+print(sorted(m for m in sys.modules if m.startswith("memory_plugin") or m == "networkx"))
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    loaded = set(eval(r.stdout))
+    assert "memory_plugin.index" in loaded
+    for m in ("memory_plugin.outputs", "memory_plugin.graph", "memory_plugin.brief",
+              "memory_plugin.report", "memory_plugin.view", "memory_plugin.pipeline", "networkx"):
+        assert m not in loaded, m
+    for f in GRAPH_FILES + ("brief.json", "outputs.json"):
+        assert not (cache_dir / f).exists(), f
+
+
+def test_pipeline_rebuild_runs_every_stage(vault, cache_dir):
+    stats = P.rebuild(load_config(vault=vault))
+    assert stats["notes"] >= 40 and stats["outputs"]["graph"] == "written"
+    for f in GRAPH_FILES + ("brief.json", "brief.md", "outputs.json"):
+        assert (cache_dir / f).exists(), f
+
+
+def test_sync_rewrites_graph_outputs_only_when_the_graph_changed(vault, cache_dir):
+    cfg = load_config(vault=vault)
+    P.rebuild(cfg)
+    before = _stamps(cache_dir)
+    # a paragraph added at the end: the body changed, nothing the graph shows did
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nA closing remark with no link in it.\n")
+    stats = P.sync(cfg)
+    assert stats["changed"] is True and stats["outputs"]["graph"] == "unchanged: not rewritten"
+    assert _stamps(cache_dir) == before
+    r = run_cli("--vault", str(vault), "status", "--json")
+    out = json.loads(r.stdout)["outputs"]
+    assert out["skipped"] == 1 and out["skipped_at"] >= out["written_at"]
+    text = run_cli("--vault", str(vault), "status").stdout
+    assert "rewrite skipped" in text and "the graph unchanged" in text
+    # the search index did take the new words
+    conn = I.open_index(cfg)
+    assert conn.execute("SELECT count(*) FROM fts WHERE fts MATCH 'closing remark'").fetchone()[0] == 1
+    conn.close()
+    # a new link changes the graph: everything is rewritten and the skip count starts again
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nSee [[A note still to write]].\n")
+    assert P.sync(cfg)["outputs"]["graph"] == "written"
+    after = _stamps(cache_dir)
+    assert all(after[f] != before[f] for f in GRAPH_FILES)
+    assert "A note still to write" in (cache_dir / "graph.json").read_text(encoding="utf-8")
+    assert json.loads(run_cli("--vault", str(vault), "status", "--json").stdout)["outputs"]["skipped"] == 0
+
+
+def test_sync_refreshes_outputs_after_a_reindex_changed_the_index(vault, cache_dir):
+    """PostToolUse reindexes without touching outputs; the next sync finds nothing new to read but
+    sees the index changed since the outputs were made, and refreshes them."""
+    cfg = load_config(vault=vault)
+    P.rebuild(cfg)
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nSee [[Written between syncs]].\n")
+    I.reindex(cfg, [MOC])
+    stats = P.sync(cfg)
+    assert stats["changed"] is False and stats["outputs"]["graph"] == "written"
+    assert "Written between syncs" in (cache_dir / "GRAPH_REPORT.md").read_text(encoding="utf-8")
+    assert "outputs" not in P.sync(cfg)  # nothing changed since: no work at all
+
+
+def test_a_detached_worker_sync_skips_unchanged_graph_outputs(vault, cache_dir):
+    cfg = load_config(vault=vault)
+    P.rebuild(cfg)
+    before = _stamps(cache_dir)
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nAnother plain closing line.\n")
+    r = subprocess.run([sys.executable, "-m", "memory_plugin", "hook", "worker", "sync"],
+                       env={**__import__("os").environ, "MEMORY_PLUGIN_VAULT": str(vault)},
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert _stamps(cache_dir) == before
+    assert json.loads((cache_dir / "outputs.json").read_text())["skipped"] == 1
+
+
+DO_NOT_DRAW = [("status",), ("hubs",), ("conventions",), ("orphans",), ("dangling",), ("search", "pytest"),
+               ("query", "any pitfalls for testing?"), ("explain", "Python MOC"), ("backlinks", "Python MOC"),
+               ("sync",), ("reindex", MOC)]
+
+
+def _imports(vault, args):
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "memory_plugin", "--vault", str(vault),
+                        *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_commands_that_do_not_draw_the_graph_never_import_networkx(vault, cache_dir):
+    assert run_cli("--vault", str(vault), "rebuild").returncode == 0
+    for args in DO_NOT_DRAW:
+        assert "networkx" not in _imports(vault, args), args
+    assert "networkx" in _imports(vault, ("path", "Python MOC", "Testing MOC"))  # the check can see it
