@@ -51,6 +51,8 @@ def register(cli: click.Group) -> None:
 
         res = Q.query(c.cfg, _open(c), text, type_=type_, project=project, history=history, budget=budget,
                       as_json=as_json)
+        if res["notice"]:
+            click.echo(res["notice"], err=True)
         click.echo(Q.render(res, as_json), nl=False)
 
     @cli.command()
@@ -166,7 +168,7 @@ def register(cli: click.Group) -> None:
     @json_opt
     @click.pass_obj
     def eval_(c: Ctx, questions, verbose, as_json):
-        """Recall@1, recall@5 and MRR per kind for query and a plain BM25 baseline."""
+        """Recall@1, recall@5, MRR per kind and abstention: hybrid, lexical, semantic and plain BM25."""
         from . import evaluate as E
         from .config import load_config
         from .index import open_index, sync
@@ -186,7 +188,9 @@ def register(cli: click.Group) -> None:
         res = E.run(cfg, conn, qs)
         if as_json:
             return echo_json(res)
-        click.echo(f"{len(qs)} questions over {cfg.vault}\n")
+        mode = ("semantic on" if res["mode"] == "semantic" else
+                "semantic off: " + (res["notice"] or "no semantic layer; hybrid = lexical"))
+        click.echo(f"{len(qs)} questions over {cfg.vault} ({mode})\n")
         click.echo(E.markdown(res["summary"]), nl=False)
         if verbose:
             for line in E.failures(res):

@@ -1,6 +1,7 @@
 """Atomic writes and locks: the only way the plugin writes a file."""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -42,6 +43,34 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
             pass
         raise
     return True
+
+
+@contextlib.contextmanager
+def atomic_stream(path: str | os.PathLike):
+    """A text file to write piece by piece; it replaces `path` atomically when the block ends
+    without an error (keeping the old file's mode), and is removed when it does not."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
 
 
 def file_lock(path: str | os.PathLike, timeout: float = -1):

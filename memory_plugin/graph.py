@@ -1,6 +1,7 @@
-"""The knowledge graph: SQL views over the index for the fast paths, networkx for the rest.
+"""The knowledge graph: SQL views over the index for the fast paths, networkx for `path`.
 
-networkx is imported only inside the functions that need it (it costs ~150 ms to import).
+networkx is imported only inside the functions that need it (it costs ~150 ms to import);
+communities and graph.json come from graphdata's compact arrays.
 """
 from __future__ import annotations
 
@@ -227,73 +228,6 @@ def build_graph(conn: sqlite3.Connection):
     return g
 
 
-def note_graph(g):
-    """Undirected simple projection on notes (for communities and paths)."""
-    import networkx as nx
-
-    h = nx.Graph()
-    notes = [n for n, d in g.nodes(data=True) if d.get("kind") == "note"]
-    h.add_nodes_from(notes)
-    for u, v, d in g.edges(data=True):
-        if u != v and g.nodes[v].get("kind") == "note" and g.nodes[u].get("kind") == "note":
-            h.add_edge(u, v)
-    return h
-
-
-def communities(g, min_size: int = 3) -> list[dict]:
-    import networkx as nx
-
-    h = note_graph(g)
-    h.remove_nodes_from([n for n in list(h) if g.nodes[n].get("type") == "journal"])
-    if h.number_of_edges() == 0:
-        return []
-    parts = _partition(h, {n for n in h if g.nodes[n].get("hub")})
-    out = []
-    for members in parts:
-        if len(members) < min_size:
-            continue
-        ranked = sorted(members, key=lambda n: (not g.nodes[n].get("hub"), -h.degree(n), n))
-        out.append({"name": g.nodes[ranked[0]].get("display_title") or ranked[0], "hub": ranked[0],
-                    "has_hub": bool(g.nodes[ranked[0]].get("hub")), "size": len(members),
-                    "members": ranked})
-    out.sort(key=lambda c: (-c["size"], c["hub"]))
-    return out
-
-
-LOUVAIN_MAX_NODES = 5000
-
-
-def _partition(h, hubs: set | None = None) -> list[set]:
-    """Louvain communities up to LOUVAIN_MAX_NODES notes. Above that networkx's Louvain gets slow
-    (28 s at 50k notes), so each note joins its nearest hub instead (a breadth-first search from all
-    hubs at once, stronger hubs first); notes no hub reaches form one community per connected part."""
-    import networkx as nx
-
-    if h.number_of_nodes() <= LOUVAIN_MAX_NODES:
-        return nx.community.louvain_communities(h, seed=7)
-    from collections import deque
-
-    deg = dict(h.degree())
-    seeds = [n for n in (hubs or ()) if n in h]
-    if len(seeds) < max(10, h.number_of_nodes() // 200):
-        extra = sorted((n for n in h if n not in set(seeds)), key=lambda n: (-deg[n], n))
-        seeds += extra[: max(10, h.number_of_nodes() // 200) - len(seeds)]
-    seeds.sort(key=lambda n: (-deg[n], n))
-    owner = {s: s for s in seeds}
-    queue = deque(seeds)
-    while queue:
-        u = queue.popleft()
-        for v in h[u]:
-            if v not in owner:
-                owner[v] = owner[u]
-                queue.append(v)
-    parts: dict = {}
-    for n, o in owner.items():
-        parts.setdefault(o, set()).add(n)
-    rest = h.subgraph(n for n in h if n not in owner)
-    return list(parts.values()) + [set(c) for c in nx.connected_components(rest)]
-
-
 def shortest_path(conn: sqlite3.Connection, a: str, b: str) -> list[dict]:
     """Shortest chain of links between two notes, following links in either direction."""
     import networkx as nx
@@ -314,10 +248,3 @@ def shortest_path(conn: sqlite3.Connection, a: str, b: str) -> list[dict]:
         d = next(iter(g.get_edge_data(s, t).values()))
         steps.append({"from": x, "to": y, "type": d["type"], "direction": "->" if forward else "<-"})
     return steps
-
-
-def node_link_data(g) -> dict:
-    import networkx as nx
-
-    data = nx.node_link_data(g, edges="links")
-    return data

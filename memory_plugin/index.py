@@ -18,14 +18,17 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from . import links as L
+from . import textutil as T
 from .config import Config
 from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"  # 5: fts gained a headings column (last, so bm25 weight lists stay valid); 6: chunks
 INDEX_NAME = "index.sqlite"
 
+# chunks: the semantic layer's vectors (semantic.py); note_hash is the note's hash when it was
+# embedded, so a row whose note_hash is not the note's current hash is stale (never searched).
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files(path TEXT PRIMARY KEY, path_lc TEXT NOT NULL, name_lc TEXT NOT NULL,
@@ -54,13 +57,17 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
--- chunk vectors (semantic.py): note_hash is the note's hash when embedded; another value = stale
 CREATE TABLE chunks(path TEXT NOT NULL, seq INTEGER NOT NULL, note_hash TEXT NOT NULL, hash TEXT NOT NULL,
   heading TEXT, start INTEGER, end INTEGER, vec BLOB NOT NULL, PRIMARY KEY(path, seq));
 CREATE INDEX chunks_hash ON chunks(hash);
-CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body,
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
   tokenize = 'unicode61 remove_diacritics 2');
 """
+
+
+_STATEMENTS = [x.strip() for x in SCHEMA.split(";") if x.strip()]
+_TABLES = ";\n".join(x for x in _STATEMENTS if not x.startswith("CREATE INDEX")) + ";"
+_INDEXES = [x for x in _STATEMENTS if x.startswith("CREATE INDEX")]
 
 
 # ---------------------------------------------------------------- connections
@@ -165,44 +172,54 @@ def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = F
     conn.execute("DELETE FROM links WHERE src=?", (path,))
 
 
+def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
+    """Every row of one note, ready to insert: (notes row, fts row, tags, aliases, warnings, links).
+    Built where the note was parsed (a worker process, for a big rebuild)."""
+    hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
+                                                     note.display_title, values))
+    row = (note.path, note.folder, note.title, note.display_title, note.type, note.status, note.project,
+           note.summary, dumps(note.aliases), dumps(note.tags), dumps(note.props), note.created,
+           note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
+           dumps(note.warnings), len(note.body))
+    if note.private:
+        fts = (note.title, "", "", "", "", "")
+    else:
+        fts = (f"{note.title} {note.display_title}" if note.display_title != note.title else note.title,
+               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(T.headings(note.body)))
+    links = []
+    for ln in note.links:
+        target, amb = resolver.resolve(ln.linkpath, note.path)
+        links.append((note.path, ln.kind, ln.prop, ln.linkpath, ln.subpath, ln.display, ln.line,
+                      L.name_key(ln.linkpath), target, int(amb)))
+    return (row, fts, [(note.path, t, t.lower()) for t in note.tags],
+            [(note.path, a.lower()) for a in note.aliases],
+            [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings], links)
+
+
+def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> None:
+    """Insert the rows of several notes (from note_rows) at once, as note ids first_id, first_id + 1, ..."""
+    ids = range(first_id, first_id + len(batch))
+    conn.executemany(
+        "INSERT INTO notes(id, path, folder, title, display_title, type, status, project, summary, aliases,"
+        " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
+        " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        [(i, *r[0]) for i, r in zip(ids, batch)])
+    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
+                     [(i, *r[1]) for i, r in zip(ids, batch)])
+    conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)", [t for r in batch for t in r[2]])
+    conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)", [a for r in batch for a in r[3]])
+    conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", [w for r in batch for w in r[4]])
+    conn.executemany("INSERT INTO links(src, kind, prop, linkpath, subpath, display, line, key, target,"
+                     " ambiguous) VALUES (?,?,?,?,?,?,?,?,?,?)", [x for r in batch for x in r[5]])
+
+
 def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: Config,
                fresh: bool = False) -> None:
     """Replace every row of one note (caller holds the transaction)."""
     if not fresh:
         delete_note_rows(conn, note.path, keep_vectors=not (note.private or note.skipped))
-    v = cfg.values
-    hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
-                                                     note.display_title, v))
-    cur = conn.execute(
-        "INSERT INTO notes(path, folder, title, display_title, type, status, project, summary, aliases,"
-        " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
-        " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (note.path, note.folder, note.title, note.display_title, note.type, note.status, note.project,
-         note.summary, dumps(note.aliases), dumps(note.tags), dumps(note.props), note.created,
-         note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
-         dumps(note.warnings), len(note.body)))
-    nid = cur.lastrowid
-    if note.private:
-        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
-                     (nid, note.title, "", "", "", ""))
-    else:
-        conn.execute("INSERT INTO fts(rowid, title, aliases, tags, summary, body) VALUES (?,?,?,?,?,?)",
-                     (nid, f"{note.title} {note.display_title}" if note.display_title != note.title
-                      else note.title, " ".join(note.aliases), " ".join(note.tags), note.summary,
-                      note.body))
-    conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)",
-                     [(note.path, t, t.lower()) for t in note.tags])
-    conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)",
-                     [(note.path, a.lower()) for a in note.aliases])
-    conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)",
-                     [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings])
-    rows = []
-    for ln in note.links:
-        target, amb = resolver.resolve(ln.linkpath, note.path)
-        rows.append((note.path, ln.kind, ln.prop, ln.linkpath, ln.subpath, ln.display, ln.line,
-                     L.name_key(ln.linkpath), target, int(amb)))
-    conn.executemany("INSERT INTO links(src, kind, prop, linkpath, subpath, display, line, key, target,"
-                     " ambiguous) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    nid = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM notes").fetchone()[0]
+    insert_rows(conn, [note_rows(note, resolver, cfg.values)], nid)
 
 
 def reresolve(conn: sqlite3.Connection, keys: set[str], resolver: L.Resolver) -> int:
@@ -289,27 +306,48 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
     return stats
 
 
-def _read_chunk(args) -> list[Note]:
-    vfs, values = args
-    return [read_note(vf, values) for vf in vfs]
+PARALLEL_MIN_NOTES = 1500  # below this, starting worker processes costs more than it saves
+CHUNK = 250
+_WORK: dict = {}  # what forked workers inherit: the config values and the resolver
 
 
-def _read_all(vfs: list[VaultFile], values: dict):
-    """Parse notes, on every core when there are enough of them to pay for the workers."""
+def _rows_chunk(vfs: list[VaultFile]) -> list[tuple]:
+    values, resolver = _WORK["values"], _WORK["resolver"]
+    return [note_rows(read_note(vf, values), resolver, values) for vf in vfs]
+
+
+def _aliases_chunk(vfs: list[VaultFile]) -> list[tuple[str, list[str]]]:
+    return [(vf.path, read_note(vf, _WORK["values"]).aliases) for vf in vfs]
+
+
+def _parallel(fn, vfs: list[VaultFile], values: dict, resolver: L.Resolver | None):
+    """fn over chunks of `vfs`, in order, on every core when there are enough notes to pay for the
+    workers. At most two chunks per worker are in flight, so however fast the workers parse,
+    the parent (which only writes to SQLite) never holds more than a few chunks of rows."""
+    _WORK.update(values=values, resolver=resolver)
+    chunks = [vfs[i:i + CHUNK] for i in range(0, len(vfs), CHUNK)]
     workers = min(os.cpu_count() or 1, 8)
-    if len(vfs) < 1500 or workers < 2:
-        for vf in vfs:
-            yield read_note(vf, values)
+    if len(vfs) < PARALLEL_MIN_NOTES or workers < 2:
+        for c in chunks:
+            yield fn(c)
         return
     import multiprocessing
+    from collections import deque
     from concurrent.futures import ProcessPoolExecutor
 
-    size = 250
-    chunks = [(vfs[i:i + size], values) for i in range(0, len(vfs), size)]
     ctx = multiprocessing.get_context("fork")
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as ex:
-        for batch in ex.map(_read_chunk, chunks):
-            yield from batch
+        todo, inflight = iter(chunks), deque()
+        for c in todo:
+            inflight.append(ex.submit(fn, c))
+            if len(inflight) >= 2 * workers:
+                break
+        while inflight:
+            done = inflight.popleft().result()
+            nxt = next(todo, None)
+            if nxt is not None:
+                inflight.append(ex.submit(fn, nxt))
+            yield done
 
 
 def _rebuild_locked(cfg: Config, progress) -> dict:
@@ -321,28 +359,27 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
     conn.execute("PRAGMA journal_mode=OFF")
     conn.execute("PRAGMA synchronous=OFF")
     try:
-        conn.executescript(SCHEMA)
+        conn.executescript(_TABLES)  # indexes come after the rows: built once, in order, is faster
         conn.execute("BEGIN")
         all_paths = list(files) + attachments
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
                          [_file_row(p) for p in all_paths])
         resolver = L.Resolver(all_paths)
-        total = len(files)
-        done = n_warnings = 0
+        vfs = list(files.values())
+        total = len(vfs)
         if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved
-            notes = list(_read_all(list(files.values()), cfg.values))
-            resolver.aliases = {a.lower(): n.path for n in sorted(notes, key=lambda n: n.path)
-                                for a in reversed(n.aliases)}
-            stream = iter(notes)
-        else:  # stream: no note is kept in memory after it is written
-            stream = _read_all(list(files.values()), cfg.values)
-        for note in stream:
-            write_note(conn, note, resolver, cfg, fresh=True)
-            n_warnings += len(note.warnings)
-            done += 1
-            if progress and (done % 200 == 0 or done == total):
+            pairs = sorted(p for chunk in _parallel(_aliases_chunk, vfs, cfg.values, None) for p in chunk)
+            resolver.aliases = {a.lower(): path for path, aliases in pairs for a in reversed(aliases)}
+        done = n_warnings = 0
+        for batch in _parallel(_rows_chunk, vfs, cfg.values, resolver):
+            insert_rows(conn, batch, done + 1)
+            n_warnings += sum(len(r[4]) for r in batch)
+            done += len(batch)
+            if progress:
                 progress(done, total)
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
+        for stmt in _INDEXES:
+            conn.execute(stmt)
         old = cfg.path(INDEX_NAME)
         if old.exists():
             try:
@@ -638,6 +675,6 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         "warnings": sorted(tuple(r) for r in conn.execute(
             "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
         "fts": sorted(tuple(r) for r in conn.execute(
-            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body FROM fts f JOIN notes n ON n.id=f.rowid")),
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings FROM fts f JOIN notes n ON n.id=f.rowid")),
         "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
     }

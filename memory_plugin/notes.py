@@ -232,13 +232,15 @@ def decode(raw: bytes) -> tuple[str | None, str | None]:
     return text, None
 
 
-def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any]) -> Note:
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None) -> Note:
+    """`size`: the file's size when `raw` holds only its first max_note_bytes + 1 bytes."""
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
     if len(raw) > cfg_values["max_note_bytes"]:
         note.skipped = True
-        note.warnings.append(f"larger than max_note_bytes ({len(raw)} > {cfg_values['max_note_bytes']}): skipped")
+        note.warnings.append(f"larger than max_note_bytes ({max(size or 0, len(raw)):,} bytes > "
+                             f"{cfg_values['max_note_bytes']:,}): skipped")
         return note
     text, why = decode(raw)
     if text is None:
@@ -347,13 +349,18 @@ def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: di
 def read_note(vf: VaultFile, cfg_values: dict[str, Any]) -> Note:
     try:
         with open(vf.abspath, "rb") as f:
-            raw = f.read(cfg_values["max_note_bytes"] + 1)
+            # read(n) allocates n bytes up front: ask for the size the scan saw (+1, to notice a
+            # file that grew since), and only past that for the rest up to the limit
+            cap = cfg_values["max_note_bytes"] + 1
+            raw = f.read(min(vf.size + 1, cap))
+            if vf.size < len(raw) < cap:
+                raw += f.read(cap - len(raw))
     except OSError as e:
         n = Note(path=vf.path, title=vf.path.rsplit("/", 1)[-1][:-3],
                  display_title=vf.path.rsplit("/", 1)[-1][:-3], type="note", skipped=True)
         n.warnings.append(f"cannot be read ({e.strerror}): skipped")
         return n
-    note = parse_note(vf.path, raw, cfg_values)
+    note = parse_note(vf.path, raw, cfg_values, size=vf.size)
     note.mtime_ns, note.size = vf.mtime_ns, max(vf.size, len(raw))
     return note
 

@@ -73,8 +73,9 @@ def graph_hash(cfg: Config, conn: sqlite3.Connection) -> str:
     h.update(json.dumps(cfg.values, sort_keys=True, default=str).encode())
     for sql in _HASHED:
         h.update(b"\1")
-        for row in conn.execute(sql):
-            h.update(repr(row).encode("utf-8", "surrogatepass"))
+        cur = conn.execute(sql)
+        while rows := cur.fetchmany(20000):
+            h.update(repr(rows).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 
 
@@ -105,23 +106,14 @@ def refresh(cfg: Config, force: bool = False) -> dict:
 
 def write_graph(cfg: Config, conn: sqlite3.Connection) -> None:
     """graph.json, GRAPH_REPORT.md and graph.html from the index."""
-    from . import graph as G
-    from . import report
+    from . import graphdata, report, view
 
-    g = G.build_graph(conn)
-    comms = G.communities(g)
-    for c in comms:
-        for m in c["members"]:
-            g.nodes[m]["community"] = c["name"]
-    data = G.node_link_data(g)
-    atomic_write(cfg.path(GRAPH_JSON), json.dumps(data, ensure_ascii=False, default=str))
-    atomic_write(cfg.path(REPORT), report.render(cfg, conn, g, comms))
-    try:
-        from . import view
-    except ImportError:
-        view = None
-    if view is not None:
-        view.write_html(cfg, conn, g)
+    ng = graphdata.load(conn)
+    comms = graphdata.communities(ng)
+    graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
+    del ng
+    atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
+    view.write_html(cfg, conn)
 
 
 def write_brief(cfg: Config, conn: sqlite3.Connection) -> None:

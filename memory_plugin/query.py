@@ -1,13 +1,13 @@
 """"What do we know about X?": ranked, grouped, explained answers within a token budget; search.
 
-Ranking, per note:
-  base  = text relevance (FTS5 BM25 with column weights, and how much of the question it covers)
-        + names (the question names the note's title or an alias) + tags (it names a tag the note has)
-  score = (base + graph proximity to the best notes over typed edges, 1-2 hops, and shared tags
-           + hub authority) × type intent × effective confidence × recency × project bias × status
-The current project's notes (by property, folder or hub) come first, the others follow, each part
-best first. Superseded and retracted notes sit below their successors, above them when the question
-is about the past. Private notes are never read.
+Retrieval (retrieve.py): separate retrievers, each a ranked list with its reason: lexical (BM25 over
+title, aliases, tags, headings, summary, body), names (a title, alias, tag or project the question
+names), semantic (close in meaning, when the semantic layer is on) and graph (neighbours of the best
+candidates over links, typed relations and rare shared tags), fused by Reciprocal Rank Fusion.
+Then the rules of RULES below (kind asked for, status, journal, history, confidence, recency),
+each one named weight. The current project's notes come first, the others follow, each part best
+first. Superseded and retracted notes sit below their successors, above them when the question is
+about the past. "Nothing in the vault" is decided by one rule (`abstain`). Private notes are never read.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from . import retrieve as R
 from . import textutil as T
 from .config import Config
 from .errors import MemoryPluginError
@@ -30,8 +31,6 @@ GROUPS = [("Conventions", {"convention"}), ("Decisions", {"decision"}), ("Pitfal
           ("Patterns", {"pattern"}), ("Learnings", {"learning"}), ("Tasks and SOPs", {"task", "sop"}),
           ("Concepts", {"concept"}), ("Other notes", None), ("Journal", {"journal"})]
 HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
-BM25_WEIGHTS = "10.0, 6.0, 4.0, 3.0, 1.0"  # title, aliases, tags, summary, body
-EDGE_W = {"link": 0.5, "mdlink": 0.5, "embed": 0.5, "property": 0.8}
 CHARS_PER_TOKEN = 4
 MIN_BUDGET = 50  # tokens: below this not even one short item fits
 JSON_KEYS = ("path", "title", "type", "score", "why", "summary")
@@ -77,146 +76,61 @@ def parse_question(text: str) -> dict:
                                                        for w in all_words[:kinds[0][0]])
     history = any(w in T.HISTORY_WORDS for w in all_words) or "used to" in T.fold(text)
     statuses = set().union(*(T.STATUS_WORDS[w] for w in all_words if w in T.STATUS_WORDS))
-    content = [w for w in all_words if w not in T.STOPWORDS and w not in T.TYPE_WORDS
-               and w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
-    return {"words": all_words, "content": list(dict.fromkeys(content)), "intent": intent, "history": history,
+    content = R.content_words(all_words, T.TYPE_WORDS.keys())
+    return {"words": all_words, "content": content, "intent": intent, "history": history,
             "statuses": statuses, "strong": strong}
 
 
-# ---------------------------------------------------------------- candidates
-
-class _Cand:
-    __slots__ = ("path", "text", "cover", "matched", "name", "name_why", "tag", "tag_why", "prox", "prox_why",
-                 "row", "score", "why", "mine")
-
-    def __init__(self, path):
-        self.path = path
-        self.text = self.cover = self.name = self.tag = self.prox = 0.0
-        self.matched: list[str] = []
-        self.name_why = self.tag_why = ""
-        self.prox_why: list[tuple[float, str]] = []
-        self.row: dict | None = None
-        self.score = 0.0
-        self.why: list[str] = []
-        self.mine = False
-
-
-def _text_hits(conn, q: dict, type_: str | None, cands: dict[str, _Cand], n_notes: int) -> None:
-    content = q["content"]
-    if not content:
-        return
-    idf, unknown = {}, []
-    for w in content:
-        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
-        if df:
-            idf[w] = math.log((n_notes + 1) / (df + 0.5))
-        else:
-            unknown.append(w)
-    if not idf:
-        return
-    # A word no note contains weighs like an average known word: one odd word in a long question
-    # does not sink it, a question made mostly of unknown words finds nothing.
-    mean = sum(idf.values()) / len(idf)
-    total = sum(idf.values()) + mean * len(unknown)
-    content = [w for w in content if w in idf]
-    # Rank on the FTS table alone (cheap), then read the texts of the best hits only.
-    expr = T.fts_or(content)
-    if type_:
-        ranked = conn.execute("SELECT f.rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts f JOIN notes n ON n.id = f.rowid "
-                              "WHERE fts MATCH ? AND n.type = ? ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT 200",
-                              (expr, type_)).fetchall()
-    else:
-        ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
-                              "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT 200", (expr,)).fetchall()
-    if not ranked:
-        return
-    ids = [r[0] for r in ranked]
-    ok = {r[0]: r[1] for r in conn.execute(
-        f"SELECT id, path FROM notes WHERE id IN ({','.join('?' * len(ids))}) AND private = 0 AND skipped = 0", ids)}
-    ranked = [(rid, sc) for rid, sc in ranked if rid in ok][:80]
-    if not ranked:
-        return
-    texts = {r[0]: r[1:] for r in conn.execute(
-        f"SELECT rowid, title, aliases, tags, summary, body FROM fts WHERE rowid IN ({','.join('?' * len(ranked))})",
-        [r[0] for r in ranked])}
-    best = ranked[0][1] or 1.0
-    rx = {w: T.term_regex(w) for w in content}
-    for rid, s in ranked:
-        path = ok[rid]
-        title, aliases, tags, summary, body = texts[rid]
-        hay = T.fold(f"{title}\n{aliases}\n{tags}\n{summary}\n{body}")
-        head = T.fold(f"{title}\n{aliases}\n{tags}\n{summary}")
-        matched = [w for w in content if rx[w].search(hay)]
-        cover = sum(idf[w] for w in matched) / total
-        in_head = sum(idf[w] for w in matched if rx[w].search(head)) / total
-        c = cands.setdefault(path, _Cand(path))
-        c.cover, c.matched = cover, [_found_as(w, rx[w], hay) for w in matched]
-        c.text = 0.45 * cover + 0.25 * in_head + 0.3 * (s / best)
+# ---------------------------------------------------------------- the rules, in one place
+# Each multiplies the fused score of a note; 1.0 would switch it off.
+RULES = {
+    "intent_match": 1.6,         # the note is of the kind asked for ("any pitfalls for testing?")
+    "intent_other": 0.75,        # another kind, when a kind word is in the question in passing
+    "intent_other_strong": 0.45,  # another kind, when asked for strongly ("which/what/any/list <kind>")
+    "status_match": 1.25,        # its status is the one asked for ("open tasks")
+    "journal": 0.6,              # a journal entry: a raw log, below curated notes on the same evidence
+    "historical": 0.6,           # superseded, retracted, archived...: below the current notes
+    "historical_asked": 2.2,     # ... and above them when the question is about the past (or --history)
+    "other_project": 0.9,        # a note that belongs to another project than the current one
+}
+KEEP_SHARE = 0.1       # a note scoring below this share of the best one is noise: not shown
+CONFIDENCE_SHARE = 0.2  # share of the score that follows the note's effective confidence (0..1)
+RECENCY_SHARE = 0.1     # share that follows recency (halved each year since validated/updated)
+# Abstention: answer "Nothing in the vault about X" unless the retrievers found evidence (see abstain()).
+ABSTAIN = {
+    "semantic_min": 0.40,   # semantic on: the best cosine at or above this is evidence enough
+    "agree_top": 5,         # semantic on: lexical and semantic both rank a note in their top N
+    "lexical_known": 0.25,  # lexical only: the words some note has hold at least this share of
+                            # the question's idf mass (a word no note has weighs the most; words
+                            # about history or status do not count: they steer the rules). Low on
+                            # purpose: words alone cannot tell a paraphrase in a small vault from
+                            # a question the vault cannot answer (bench/RESULTS.md)
+}
 
 
-def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
-    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing)."""
-    if re.search(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])", hay):
-        return f"`{w}`"
-    return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
+def abstain(ev: dict) -> bool:
+    """The one rule for "nothing in the vault about X": (semantic on) neither a close-enough meaning
+    nor agreement between the lexical and semantic top lists, or (lexical only) the question being
+    mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
+    if ev["semantic"]:
+        return ev["sem_top"] < ABSTAIN["semantic_min"] and not ev["agree"]
+    return ev["known"] < ABSTAIN["lexical_known"]
 
 
-def _name_hits(conn, q: dict, cands: dict[str, _Cand]) -> None:
-    """Titles and aliases the question names, and tags it names."""
-    words = q["words"]
-    content = q["content"] or words
-    n_content = max(1, len(content))
-    # Names: candidate notes whose title / display title / alias shares a word with the question.
-    like = [w for w in set(content) if len(w) >= 2][:12]
-    if like:
-        rows = conn.execute(
-            "SELECT path, title, display_title, aliases FROM notes WHERE private = 0 AND skipped = 0 AND ("
-            + " OR ".join(["lower(title) LIKE ? OR lower(display_title) LIKE ? OR lower(aliases) LIKE ?"] * len(like))
-            + ") LIMIT 400", [f"%{w}%" for w in like for _ in range(3)]).fetchall()
-        for path, title, dtitle, aliases in rows:
-            best, why = 0.0, ""
-            for kind, name in [("title", title), ("title", dtitle)] + [("alias", a) for a in json.loads(aliases or "[]")]:
-                nw = T.words(name)
-                if not nw or not T.contains_seq(words, nw):
-                    continue
-                if all(w in T.STOPWORDS for w in nw):
-                    continue
-                useful = [w for w in nw if w not in T.STOPWORDS]
-                weight = min(1.0, len(useful) / n_content) ** 1.5
-                if weight > best:
-                    best, why = weight, f"{kind} `{name}` named in the question"
-            if best:
-                c = cands.setdefault(path, _Cand(path))
-                c.name, c.name_why = best, why
-    # Tags: a tag (or its last segment, or the tag with - and / read as spaces) named in the question.
-    tag_rows = conn.execute("SELECT tag_lc, count(*) FROM tags GROUP BY tag_lc").fetchall()
-    for tag, count in tag_rows:
-        parts = T.words(tag)
-        last = T.words(tag.rsplit("/", 1)[-1])
-        if not parts:
-            continue
-        hit = T.contains_seq(words, parts) or (last and T.contains_seq(words, last))
-        if not hit or all(w in T.TYPE_WORDS or w in T.STOPWORDS for w in last or parts):
-            continue
-        spec = 1.0 / math.log2(2 + count)
-        weight = min(1.0, len(last or parts) / n_content) * (0.5 + 0.5 * spec)
-        for (path,) in conn.execute("SELECT t.path FROM tags t JOIN notes n ON n.path = t.path "
-                                    "WHERE t.tag_lc = ? AND n.private = 0", (tag,)):
-            c = cands.setdefault(path, _Cand(path))
-            if weight > c.tag:
-                c.tag, c.tag_why = weight, f"tagged #{tag}"
-    # Projects: a project named in the question counts like a tag on that project's notes.
-    for (proj,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL"):
-        pw = T.words(proj)
-        if not pw or not T.contains_seq(words, pw):
-            continue
-        n = conn.execute("SELECT count(*) FROM notes WHERE project = ?", (proj,)).fetchone()[0]
-        weight = min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n))
-        for (path,) in conn.execute("SELECT path FROM notes WHERE project = ? AND private = 0", (proj,)):
-            c = cands.setdefault(path, _Cand(path))
-            if weight > c.tag:
-                c.tag, c.tag_why = weight, f"project {proj}"
+def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str]:
+    """(semantic hits, "") when the semantic layer is on; (None, why not) otherwise: the one-line
+    reason when it is configured but cannot run, "" when it is simply off."""
+    try:
+        from . import semantic
+    except ImportError:
+        return None, ""
+    try:
+        return semantic.search(cfg, conn, text, k=R.DEPTH), ""
+    except semantic.SemanticUnavailable as e:  # .expected: the user asked for semantic search
+        return None, (f"semantic search unavailable ({e}); lexical only" if e.expected else "")
 
+
+# ---------------------------------------------------------------- notes
 
 def _fetch_rows(conn, paths: list[str]) -> dict[str, dict]:
     out = {}
@@ -230,63 +144,6 @@ def _fetch_rows(conn, paths: list[str]) -> dict[str, dict]:
             d["tags"] = json.loads(d["tags"] or "[]")
             out[d["path"]] = d
     return out
-
-
-def _graph(conn, cands: dict[str, _Cand], base: dict[str, float]) -> None:
-    """Spread relevance from the best notes to their neighbours (1-2 hops over links, and shared tags)."""
-    if not base:
-        return
-    top = max(base.values())
-    seeds = sorted((p for p, b in base.items() if b >= 0.4 * top), key=lambda p: -base[p])[:8]
-    titles = dict(conn.execute(f"SELECT path, display_title FROM notes WHERE path IN ({','.join('?' * len(seeds))})", seeds))
-    frontier: dict[str, float] = {}
-    for s in seeds:
-        b = base[s] / top
-        rows = conn.execute(
-            "SELECT l.target, l.kind, l.prop, 'out' FROM links l WHERE l.src = ? AND l.target IS NOT NULL "
-            "UNION ALL SELECT l.src, l.kind, l.prop, 'in' FROM links l JOIN notes n ON n.path = l.src "
-            "WHERE l.target = ? AND n.type != 'journal'", (s, s)).fetchall()
-        nbrs = {}
-        for other, kind, prop, d in rows:
-            if other == s or not other.lower().endswith(".md"):
-                continue
-            w = EDGE_W.get(kind, 0.5) * (1.0 if d == "out" else 0.8)
-            if w > nbrs.get(other, (0, ""))[0]:
-                nbrs[other] = (w, (prop if kind == "property" and prop else None, d))
-        fan = math.sqrt(max(1, len(nbrs)))
-        for other, (w, label) in nbrs.items():
-            contrib = b * w / fan
-            c = cands.setdefault(other, _Cand(other))
-            c.prox += contrib
-            name = titles.get(s, s)
-            prop, d = label
-            if prop:
-                why = f"[[{name}]] {prop.replace('_', ' ')} it" if d == "out" else f"{prop.replace('_', ' ')} [[{name}]]"
-            else:
-                why = f"linked from [[{name}]]" if d == "out" else f"links to [[{name}]]"
-            c.prox_why.append((contrib, why))
-            frontier[other] = max(frontier.get(other, 0), contrib)
-    # A second hop, weaker, only along typed (property) edges from the strongest first-hop notes.
-    for mid, strength in sorted(frontier.items(), key=lambda kv: -kv[1])[:10]:
-        for other, prop in conn.execute("SELECT target, prop FROM links WHERE src = ? AND kind = 'property' "
-                                        "AND target IS NOT NULL", (mid,)):
-            if other in seeds or other == mid:
-                continue
-            c = cands.setdefault(other, _Cand(other))
-            c.prox += 0.35 * strength
-            c.prox_why.append((0.35 * strength, f"two links away ({prop})"))
-    # Shared rare tags with the seeds (notes meet through the tag, not through an invented edge).
-    for s in seeds[:4]:
-        b = base[s] / top
-        for tag, count in conn.execute("SELECT t.tag_lc, (SELECT count(*) FROM tags x WHERE x.tag_lc = t.tag_lc) "
-                                       "FROM tags t WHERE t.path = ?", (s,)).fetchall():
-            if count > 12 or count < 2 or tag in T.TYPE_WORDS:
-                continue
-            for (other,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ? AND path != ?", (tag, s)):
-                contrib = b * 0.2 / math.sqrt(count)
-                c = cands.setdefault(other, _Cand(other))
-                c.prox += contrib
-                c.prox_why.append((contrib, f"shares #{tag} with [[{titles.get(s, s)}]]"))
 
 
 def _in_project(r: dict, p: str) -> bool:
@@ -307,9 +164,11 @@ def _days(value) -> int | None:
 
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
-          limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False) -> dict:
-    """Answer "what do we know about `text`?" -> {query, items, omitted, first}: the current project's
-    notes first, best first within each part, as many as `render(.., as_json)` fits in the budget."""
+          limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
+          semantic: bool = True) -> dict:
+    """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
+    project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
+    budget. `semantic=False` answers lexically (the eval's lexical-only column)."""
     from .memory import confidence, record_usage
 
     if not text or not text.strip():
@@ -324,42 +183,51 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     if project is None:
         project = detect_project(conn, cwd)
     pfold = T.fold(project) if project else ""
-    n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-    cands: dict[str, _Cand] = {}
-    _text_hits(conn, q, type_, cands, n_notes)
-    _name_hits(conn, q, cands)
+    res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"]), "notice": ""}
     kinds = [type_] if type_ else sorted(q["intent"])
+    cands: dict[str, R.Cand] = {}
+    ev = {"semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     if not q["content"] and kinds:
-        # "pitfalls?" alone: every note of that kind, ranked by confidence, recency and project.
-        for (path,) in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
-                                    "AND private = 0 AND skipped = 0 LIMIT 500", kinds):
-            c = cands.setdefault(path, _Cand(path))
-            c.text, c.cover = max(c.text, 0.5), 1.0
-    rows = _fetch_rows(conn, list(cands))
-    base = {}
-    for p, c in list(cands.items()):
-        r = rows.get(p)
-        if not r or r["private"] or r["skipped"] or (type_ and r["type"] != type_):
-            cands.pop(p)
-            continue
-        anchored = c.cover >= 0.5 or c.name > 0 or c.tag > 0 or (len(q["content"]) <= 1 and c.text > 0)
-        if anchored:
-            base[p] = c.text + c.name + 0.7 * c.tag
-    res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"])}
-    if not base:
+        # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
+        paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
+                                            "AND private = 0 AND skipped = 0 ORDER BY path LIMIT 500", kinds)]
+        for p in paths:
+            cands[p] = R.Cand(p, fused=1.0)
+    else:
+        lex = R.lexical(conn, q["content"], type_)
+        R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
+        forms = R.lexical(conn, q["content"], type_, forms=True)
+        R.add(cands, "forms", [(h[0], h[1]) for h in forms], {h[0]: h[3] for h in forms})
+        lex = lex or forms
+        named, nwhy = R.names(conn, q["words"], q["content"], type_)
+        R.add(cands, "names", named, nwhy)
+        sem, res["notice"] = (semantic_hits(cfg, conn, text) if semantic else (None, ""))
+        if sem is not None:
+            sem = [h for h in sem if not type_ or h.path in R._public(conn, [h.path], type_, by="path")]
+            R.add(cands, "semantic", [(h.path, h.score) for h in sem],
+                   {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
+            ev.update(semantic=True, sem_top=sem[0].score if sem else 0.0,
+                      agree=bool({h[0] for h in lex[:ABSTAIN["agree_top"]]} & {h.path for h in sem[:ABSTAIN["agree_top"]]}))
+        if q["content"]:
+            n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+            topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
+            ev["known"] = R.known_share(conn, topic, n_notes)
+        if abstain(ev):
+            return pack(res, [], budget, as_json)
+        R.fuse(cands)
+        seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
+        near, gwhy = R.graph(conn, [(c.path, c.fused) for c in seeds], type_)
+        R.add(cands, "graph", near, gwhy)
+        R.fuse(cands)
+    if not cands:
         return pack(res, [], budget, as_json)
-    _graph(conn, cands, base)
-    missing = [p for p in cands if p not in rows]
-    rows.update(_fetch_rows(conn, missing))
-    uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({','.join('?' * len(cands))})", list(cands)))
-    indeg = dict(conn.execute(
-        f"SELECT target, count(DISTINCT src) FROM links WHERE target IN ({','.join('?' * len(cands))}) GROUP BY target",
-        list(cands)))
+    rows = _fetch_rows(conn, list(cands))
+    ph = ','.join('?' * len(cands))
+    uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({ph})", list(cands)))
     successors: dict[str, set[str]] = {}
     for src, prop, target in conn.execute(
             f"SELECT src, prop, target FROM links WHERE kind = 'property' AND prop IN ('supersedes', 'superseded_by') "
-            f"AND target IS NOT NULL AND (src IN ({','.join('?' * len(cands))}) OR target IN ({','.join('?' * len(cands))}))",
-            list(cands) * 2):
+            f"AND target IS NOT NULL AND (src IN ({ph}) OR target IN ({ph}))", list(cands) * 2):
         new, old = (src, target) if prop == "supersedes" else (target, src)
         successors.setdefault(old, set()).add(new)
     scored = []
@@ -367,74 +235,68 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         r = rows.get(p)
         if not r or r["private"] or r["skipped"] or (type_ and r["type"] != type_):
             continue
-        b = base.get(p, 0.0)
-        prox = min(c.prox, 1.0)
-        if b == 0 and prox < 0.12:
-            continue
-        s = b + 0.8 * prox + 0.15 * min(1.0, math.log1p(indeg.get(p, 0)) / math.log1p(30))
+        s = c.fused
         if q["intent"]:
-            s *= 1.6 if r["type"] in q["intent"] else (0.45 if q["strong"] else 0.75)
+            s *= RULES["intent_match"] if r["type"] in q["intent"] else \
+                RULES["intent_other_strong"] if q["strong"] else RULES["intent_other"]
         conf = confidence(cfg, r["props"], r["created"], uses.get(p, 0))
-        s *= 0.8 + 0.2 * conf["effective"]
+        s *= 1 - CONFIDENCE_SHARE + CONFIDENCE_SHARE * conf["effective"]
         age = _days(r["props"].get("last_validated")) or _days(r["updated"]) or _days(r["created"])
-        s *= 0.9 + 0.1 * (0.5 ** (max(age, 0) / 365) if age is not None else 0.5)
+        s *= 1 - RECENCY_SHARE + RECENCY_SHARE * (0.5 ** (max(age, 0) / 365) if age is not None else 0.5)
         if r["type"] == "journal":
-            s *= 0.6
+            s *= RULES["journal"]
         if q["statuses"] and (r["status"] or "") in q["statuses"]:
-            s *= 1.25
+            s *= RULES["status_match"]
         if project:
             c.mine = _in_project(r, pfold)
-            s *= 1.4 if c.mine else (0.9 if r["project"] else 1.0)
-        hist = (r["status"] or "") in HISTORICAL or p.lower().startswith("archive/") or "archive" in \
-            [t.lower() for t in r["tags"]]
-        if hist:
-            s *= 2.2 if history else 0.6
+            if not c.mine and r["project"]:
+                s *= RULES["other_project"]
+        if _historical(r):
+            s *= RULES["historical_asked"] if history else RULES["historical"]
         c.score = s
         scored.append(c)
     # Successors above what they replaced (below it when asking about the past).
     by_path = {c.path: c for c in scored}
     for old, news in successors.items():
-        if old not in by_path:
-            continue
         for new in news:
-            if new in by_path:
+            if old in by_path and new in by_path:
                 o, n = by_path[old], by_path[new]
                 if history and o.score <= n.score:
                     o.score = n.score * 1.05
                 elif not history and o.score >= n.score:
                     o.score = n.score * 0.95
-    if not scored:
-        return pack(res, [], budget, as_json)
-    top = max(c.score for c in scored)
+    top = max((c.score for c in scored), default=0.0)
+    scored = [c for c in scored if c.score >= KEEP_SHARE * top]
     scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
-    scored = [c for c in scored if c.score >= 0.12 * top][:limit]
-    items = []
-    for c in scored:
-        r = rows[c.path]
-        why = []
-        if c.name_why:
-            why.append(c.name_why)
-        if c.matched:
-            why.append("matched " + ", ".join(c.matched[:6]))
-        if c.tag_why:
-            why.append(c.tag_why)
-        for _, w in sorted(c.prox_why, key=lambda x: -x[0])[:2]:
-            why.append(w)
-        if q["intent"] and r["type"] in q["intent"]:
-            why.append(f"is a {r['type']}")
-        if c.mine:
-            why.append(f"project {project}")
-        st = r["status"] or ""
-        if st in HISTORICAL:
-            succ = sorted(successors.get(c.path, ()))
-            why.append(f"{st}" + (f" by [[{rows[succ[0]]['display_title'] if succ[0] in rows else succ[0]}]]"
-                                  if succ and st == "superseded" else "") + (" (history)" if history else ""))
-        items.append({"path": c.path, "title": r["display_title"], "type": r["type"], "status": r["status"],
-                      "score": round(c.score, 4), "why": why, "summary": r["summary"] or ""})
+    items = [_item(c, rows, q, project, history, successors) for c in scored[:limit]]
     res = pack(res, items, budget, as_json)
     if record:
         record_usage(conn, [i["path"] for i in res["items"]])
     return res
+
+
+WHY_ORDER = ("names", "forms", "lexical", "semantic", "graph")  # forms' words include lexical's
+
+
+def _historical(r: dict) -> bool:
+    return (r["status"] or "") in HISTORICAL or r["path"].lower().startswith("archive/") or \
+        "archive" in [t.lower() for t in r["tags"]]
+
+
+def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, successors: dict) -> dict:
+    r = rows[c.path]
+    why = [c.why[k] for k in WHY_ORDER if c.why.get(k) and not (k == "lexical" and c.why.get("forms"))]
+    if q["intent"] and r["type"] in q["intent"]:
+        why.append(f"is a {r['type']}")
+    if c.mine:
+        why.append(f"project {project}")
+    st = r["status"] or ""
+    if st in HISTORICAL:
+        succ = sorted(successors.get(c.path, ()))
+        why.append(st + (f" by [[{rows[succ[0]]['display_title'] if succ[0] in rows else succ[0]}]]"
+                         if succ and st == "superseded" else "") + (" (history)" if history else ""))
+    return {"path": c.path, "title": r["display_title"], "type": r["type"], "status": r["status"],
+            "score": round(c.score, 4), "why": why, "summary": r["summary"] or ""}
 
 
 # ---------------------------------------------------------------- rendering within the budget
@@ -522,10 +384,10 @@ def search(conn: sqlite3.Connection, text: str, type_: str | None = None, limit:
     if not ws:
         raise QueryError(f"`{text}` has no words to search for: use letters or digits")
     content = [w for w in ws if w not in T.STOPWORDS] or ws
-    sql = ("SELECT n.path, n.display_title, n.type, n.status, -bm25(fts, " + BM25_WEIGHTS + "), "
+    sql = ("SELECT n.path, n.display_title, n.type, n.status, -bm25(fts, " + R.BM25_WEIGHTS + "), "
            "snippet(fts, -1, '[', ']', '…', 14) FROM fts f JOIN notes n ON n.id = f.rowid "
            "WHERE fts MATCH ? AND n.private = 0" + (" AND n.type = ?" if type_ else "")
-           + " ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?")
+           + " ORDER BY bm25(fts, " + R.BM25_WEIGHTS + ") LIMIT ?")
     rows = []
     for expr in (T.fts_and(content), T.fts_or(content)):
         rows = conn.execute(sql, [expr] + ([type_] if type_ else []) + [limit]).fetchall()

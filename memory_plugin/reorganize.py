@@ -216,11 +216,10 @@ def _missing_summaries(notes, cfg) -> list[dict]:
 
 
 def _no_hub(cfg, conn, by_path, today) -> list[dict]:
-    from . import graph as G
+    from . import graphdata
 
     try:
-        g = G.build_graph(conn)
-        comms = G.communities(g)
+        comms = graphdata.communities(graphdata.load(conn))
     except Exception:  # a graph that networkx cannot partition yields no proposal, not an error
         return []
     folder = next((f.strip("/") for f in cfg.hub_folders if f.strip("/")), None)

@@ -5,6 +5,7 @@ import datetime as dt
 import sqlite3
 
 from . import graph as G
+from .graphdata import LOUVAIN_MAX_NODES
 from .config import Config
 
 
@@ -49,8 +50,8 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
                  f"`#{cfg.convention_tag_prefix}/...` tag).")
     _more(L, len(conv), min(k, len(conv)), "conventions")
     if comms is not None:
-        how = ("Louvain communities" if n_notes <= G.LOUVAIN_MAX_NODES else
-               f"each note joined to its nearest hub (above {G.LOUVAIN_MAX_NODES:,} notes Louvain is too slow)")
+        how = ("Louvain communities" if n_notes <= LOUVAIN_MAX_NODES else
+               f"each note joined to its nearest hub (above {LOUVAIN_MAX_NODES:,} notes Louvain is too slow)")
         L += ["", "## Communities", "",
               f"Groups of notes that link mostly among themselves, named by their hub ({how}).", ""]
         for c in comms[:k]:

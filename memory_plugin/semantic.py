@@ -140,14 +140,25 @@ def _get_meta(conn, key):
     return row[0] if row else None
 
 
-def pending(conn: sqlite3.Connection, limit: int = -1) -> list[tuple]:
-    """Notes whose vectors are missing or stale: (path, hash, title, summary, body)."""
+def pending(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(path, hash) of the notes whose vectors are missing or stale."""
     return conn.execute(
-        "SELECT n.path, n.hash, COALESCE(NULLIF(n.display_title, ''), n.title), COALESCE(n.summary, ''),"
-        " COALESCE(f.body, '') FROM notes n JOIN fts f ON f.rowid = n.id"
-        " WHERE n.private = 0 AND n.skipped = 0 AND NOT EXISTS"
-        " (SELECT 1 FROM chunks c WHERE c.path = n.path AND c.note_hash = n.hash)"
-        " ORDER BY n.path LIMIT ?", (limit,)).fetchall()
+        "SELECT n.path, n.hash FROM notes n WHERE n.private = 0 AND n.skipped = 0 AND NOT EXISTS"
+        " (SELECT 1 FROM chunks c WHERE c.path = n.path AND c.note_hash = n.hash) ORDER BY n.path").fetchall()
+
+
+def pending_rows(conn: sqlite3.Connection, paths: list[str]) -> list[tuple]:
+    """(path, hash, title, summary, body) of these notes, read a batch at a time so a whole vault's
+    text is never in memory at once."""
+    out = []
+    for p in paths:
+        row = conn.execute(
+            "SELECT n.path, n.hash, COALESCE(NULLIF(n.display_title, ''), n.title), COALESCE(n.summary, ''),"
+            " COALESCE(f.body, '') FROM notes n JOIN fts f ON f.rowid = n.id WHERE n.path = ?"
+            " AND n.private = 0 AND n.skipped = 0", (p,)).fetchone()
+        if row:
+            out.append(row)
+    return out
 
 
 def counts(conn: sqlite3.Connection) -> dict:
@@ -225,8 +236,8 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
                     break
                 total = len(todo) + stats["notes"]
                 batch = todo[:BATCH_NOTES]
-                tried |= {(r[0], r[1]) for r in batch}
-                done = _embed_batch(conn, batch, mid, encode, stats)
+                tried |= set(batch)
+                done = _embed_batch(conn, pending_rows(conn, [p for p, _ in batch]), mid, encode, stats)
                 stats["notes"] += done
                 if progress:
                     progress(stats["notes"], total)

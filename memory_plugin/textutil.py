@@ -96,3 +96,25 @@ def contains_seq(hay: list[str], needle: list[str]) -> bool:
     if not n or n > len(hay):
         return False
     return any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
+
+
+_FENCE_RE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}[ \t]+(.+?)[ \t#]*$")
+
+
+def headings(body: str) -> list[str]:
+    """The ATX headings of a markdown body (`# Title` ... `###### Deep`), outside fenced code."""
+    out: list[str] = []
+    fence = ""
+    for line in body.split("\n"):
+        m = _FENCE_RE.match(line)
+        if m:
+            mark = m.group(1)
+            if not fence:
+                fence = mark[0] * 3
+            elif mark.startswith(fence):
+                fence = ""
+            continue
+        if not fence and (h := _HEADING_RE.match(line)):
+            out.append(h.group(1).strip())
+    return out

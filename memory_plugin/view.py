@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from .config import Config
-from .fsutil import atomic_write
 
 HTML = "graph.html"
 TEMPLATE = "view_template.html"
@@ -208,20 +207,46 @@ def initial_subset(cols: dict, flat: list[int], n_notes: int, max_nodes: int, hu
     return sorted(chosen)
 
 
-def render(data: dict) -> str:
-    """The page: the template with the data inlined. `<` is escaped inside the JSON so that no
-    note title can close the script element."""
+def _blob(o) -> str:
+    """JSON with `<` escaped, so that no note title can close the script element (and the two
+    line separators JavaScript treats as line ends)."""
+    blob = json.dumps(o, ensure_ascii=False, separators=(",", ":"), default=str)
+    return blob.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _pieces(data: dict):
+    """The JSON of `data` piece by piece (each column on its own), the same text json.dumps gives:
+    a big vault's page is written without one string of all of it."""
+    yield "{"
+    for i, (k, v) in enumerate(data.items()):
+        yield ("," if i else "") + _blob(k) + ":"
+        if isinstance(v, dict) and k == "nodes":
+            yield "{"
+            for j, (k2, v2) in enumerate(v.items()):
+                yield ("," if j else "") + _blob(k2) + ":" + _blob(v2)
+            yield "}"
+        else:
+            yield _blob(v)
+    yield "}"
+
+
+def _page(data: dict):
+    """The page: the template with the data inlined."""
     template = resources.files("memory_plugin").joinpath(TEMPLATE).read_text(encoding="utf-8")
-    blob = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
-    blob = blob.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     title = (data["meta"]["vault"] or "vault").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     head, _, tail = template.partition(DATA_MARK)
-    return head.replace(TITLE_MARK, title) + blob + tail
+    yield head.replace(TITLE_MARK, title)
+    yield from _pieces(data)
+    yield tail
 
 
-def write_html(cfg: Config, conn: sqlite3.Connection, g=None, out: str | Path | None = None) -> Path:
-    """Write graph.html (or `out`) from the index. `g` is accepted for outputs.write_all and not
-    needed: the page is built from SQL so every caller writes the same bytes."""
+def write_html(cfg: Config, conn: sqlite3.Connection, out: str | Path | None = None) -> Path:
+    """Write graph.html (or `out`) from the index: built from SQL, so every caller writes the same bytes."""
+    from .fsutil import atomic_stream
+
     path = Path(out) if out else cfg.path(HTML)
-    atomic_write(path, render(build_data(cfg, conn)))
+    data = build_data(cfg, conn)
+    with atomic_stream(path) as f:
+        for piece in _page(data):
+            f.write(piece)
     return path

@@ -58,3 +58,38 @@ def test_query_skill_documents_what_query_prints(vault_env):
     out = json.loads(run_cli("query", "job queue", "--json", env=vault_env).stdout)
     assert set(out) | set(out["items"][0]) == set(re.findall(r'"(\w+)"', line))
     assert f"at least {MIN_BUDGET}" in body
+
+
+WHY_FORMS = {  # the phrase the skill documents -> the shape of the why it stands for
+    "matched `": r"matched `[^`]+`( \(for \w+\))?(, `[^`]+`( \(for \w+\))?)*",
+    "named in the question": r"(title|alias) `.+` named in the question",
+    "tagged #t": r"tagged #\S+",
+    "project P": r"project .+",
+    "close in meaning": r"close in meaning(: §.+)?",
+    "linked from [[Hub]]": r"linked from \[\[.+\]\]",
+    "links to [[X]]": r"links to \[\[.+\]\]",
+    "[[X]] depends on it": r"\[\[.+\]\] [a-z ]+ it",
+    "supersedes [[X]]": r"[a-z ]+ \[\[.+\]\]",
+    "shares #t with [[X]]": r"shares #\S+ with \[\[.+\]\]",
+    "two links away (related)": r"two links away \(.+\)",
+    "is a pitfall": r"is a \w+",
+    "superseded by [[X]]": r"(superseded|retracted|stale|deprecated|obsolete|archived)( by \[\[.+\]\])?( \(history\))?",
+}
+
+
+def test_query_skill_explains_every_why_query_gives(vault_env):
+    """Each `why` query prints on the fixture vault has a form the skill explains."""
+    _, body = frontmatter("memory-query")
+    for phrase in WHY_FORMS:
+        assert phrase in body, phrase
+    seen = set()
+    for text in ("any pitfalls for testing?", "which concept does the SKIP LOCKED queue decision depend on?",
+                 "WAL", "what did we decide before SKIP LOCKED for the atlas job queue?", "atlas testing",
+                 "coffee rule", "how should I write timestamps in log lines?"):
+        out = json.loads(run_cli("query", text, "--json", "--budget", "100000", env=vault_env).stdout)
+        for it in out["items"]:
+            for why in it["why"]:
+                forms = [p for p, rx in WHY_FORMS.items() if re.fullmatch(rx, why)]
+                assert forms, (text, it["path"], why)
+                seen.update(forms)
+    assert {"matched `", "named in the question", "linked from [[Hub]]", "is a pitfall"} <= seen

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Retrieval quality (issue 10) on every question set, each over its vault, as `memory-plugin eval`
+prints it (hybrid, lexical only, semantic only, plain BM25), and the abstention figures.
+
+    python3 bench/bench_retrieval.py [--write] [--only NAME ...]
+
+Sets: fixture (regression), dendron (../shared/eval/dendron, report only), the held-out sets of
+bench/eval/*/ (vaults under /work/evaldata/<set>/vault or $MEMORY_PLUGIN_EVALDATA/<set>/vault) and
+the development set bench/dev/til (the only one constants were set on; vault from
+bench/dev/til/fetch.sh, at $MEMORY_PLUGIN_DEVDATA/til/vault or /tmp/i10rank-dev/til/vault).
+Each set gets its own cache dir under the bench dir, so the user's caches are never touched.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import EXE, OUT, ROOT, machine, write_section  # noqa: E402
+
+EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
+DEVDATA = Path(os.environ.get("MEMORY_PLUGIN_DEVDATA", "/tmp/i10rank-dev"))
+
+
+def sets() -> list[tuple[str, str, Path, Path | None]]:
+    """(name, role, questions, vault or None when it names its own)."""
+    out = [("fixture", "regression", ROOT / "fixtures" / "eval" / "questions.yaml", None),
+           ("dendron", "report only", ROOT.parent / "shared" / "eval" / "dendron" / "questions.yaml",
+            ROOT.parent / "shared" / "eval" / "dendron" / "vault")]
+    for q in sorted((ROOT / "bench" / "eval").glob("*/questions.yaml")):
+        out.append((q.parent.name, "held-out", q, EVALDATA / q.parent.name / "vault"))
+    out.append(("til (dev)", "development: constants set here", ROOT / "bench" / "dev" / "til" / "questions.yaml",
+                DEVDATA / "til" / "vault"))
+    return out
+
+
+def run(name: str, questions: Path, vault: Path | None) -> tuple[dict, str, float]:
+    cache = OUT / "retrieval" / name.split()[0]
+    args = [EXE, "--cache-dir", str(cache)] + (["--vault", str(vault)] if vault else [])
+    t0 = time.perf_counter()
+    r = subprocess.run(args + ["eval", str(questions), "--json"], capture_output=True, text=True)
+    secs = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise RuntimeError(f"eval {name} failed: {r.stderr.strip()}")
+    text = subprocess.run(args + ["eval", str(questions)], capture_output=True, text=True).stdout
+    return json.loads(r.stdout), text, secs
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--write", action="store_true", help="update the retrieval section of bench/RESULTS.md")
+    ap.add_argument("--only", nargs="*", help="only these sets")
+    a = ap.parse_args()
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "memory_plugin"], capture_output=True,
+                           text=True).stdout.strip()
+    parts = [f"Machine: {machine()}\n\nCommit: {commit}{' (with uncommitted changes)' if dirty else ''}\n\n"
+             "Command: `.venv/bin/python bench/bench_retrieval.py --write`\n"]
+    summary = ["| set | role | n | hybrid R@5 | hybrid MRR | lexical R@5 | semantic R@5 | BM25 R@5 | BM25 MRR | "
+               "negatives answered with nothing (hybrid / lexical / BM25) | answerable kept (hybrid) | eval s |",
+               "|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
+    tables = []
+    for name, role, questions, vault in sets():
+        if a.only and name.split()[0] not in a.only:
+            continue
+        if vault is not None and not vault.is_dir():
+            tables.append(f"### {name}\n\nnot measured: no vault at {vault}\n")
+            continue
+        res, text, secs = run(name, questions, vault)
+        o = res["summary"]["overall"]
+        neg = res["summary"].get("negative", {})
+        nneg = neg.get("n", 0)
+
+        def g(system, m, d=o):
+            return f"{d[system][m]:.2f}" if system in d and m in d[system] else "–"
+
+        def nothing(system):
+            return f"{round(neg[system]['none'] * nneg)}/{nneg}" if system in neg and "none" in neg[system] else "–"
+
+        summary.append(f"| {name} | {role} | {o['n']} | {g('query', 'r5')} | {g('query', 'mrr')} | {g('lexical', 'r5')} | "
+                       f"{g('semantic', 'r5')} | {g('baseline', 'r5')} | {g('baseline', 'mrr')} | "
+                       f"{nothing('query')} / {nothing('lexical')} / {nothing('baseline')} | {g('query', 'kept')} | {secs:.1f} |")
+        tables.append(f"### {name} ({role})\n\n`{questions.relative_to(ROOT.parent) if ROOT.parent in questions.parents else questions}`"
+                      f"{f' over `{vault}`' if vault else ''}\n\n" + text.split("\n", 2)[2].strip() + "\n")
+    text = "\n".join(parts) + "\n" + "\n".join(summary) + "\n\n" + "\n".join(tables)
+    print(text)
+    if a.write:
+        write_section("retrieval", "## Retrieval quality (issue 10)\n\n" + text)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,258 @@
+"""The vault graph as compact arrays read straight from the index: communities and graph.json.
+
+A networkx MultiDiGraph of a 100k-note vault costs about a gigabyte (a dict per node, per
+neighbour and per edge), and json.dumps of its node-link data as much again. Here notes are ints,
+the note-to-note projection is one list of neighbour ints per note, and graph.json is streamed to
+disk row by row from SQL. Both are exactly what graph.build_graph + networkx wrote before
+(same nodes, edges, keys and order; tests/test_graphdata.py holds them side by side). networkx is
+imported only for Louvain, on graphs small enough for it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from array import array
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .graph import edge_type, tag_id, unresolved_id
+
+LOUVAIN_MAX_NODES = 5000
+MIN_COMMUNITY = 3
+
+_LINKS = "SELECT src, kind, prop, linkpath, subpath, target, line FROM links ORDER BY src, line"
+
+
+@dataclass
+class NoteGraph:
+    """Note-kind nodes (notes, then link targets that are notes without a row) as ints, in the
+    order networkx added them; every other node networkx had, in its order; the undirected simple
+    note-to-note graph (self links and journal notes left out), neighbours in insertion order."""
+    ids: list[str] = field(default_factory=list)
+    pos: dict[str, int] = field(default_factory=dict)
+    hub: bytearray = field(default_factory=bytearray)
+    journal: bytearray = field(default_factory=bytearray)
+    name: dict[int, str] = field(default_factory=dict)      # display titles of public notes that differ from the path
+    adj: list[list[int]] = field(default_factory=list)
+    events: array = field(default_factory=lambda: array("i"))  # the distinct pairs, in the order first seen
+    others: list[tuple[str, str, str]] = field(default_factory=list)  # (id, kind, name or title) after the notes
+    tags: list[str] = field(default_factory=list)                      # tag names, in node order
+
+    def add(self, node_id: str, hub: bool = False, journal: bool = False) -> int:
+        i = self.pos[node_id] = len(self.ids)
+        self.ids.append(node_id)
+        self.hub.append(hub)
+        self.journal.append(journal)
+        self.adj.append([])
+        return i
+
+
+def load(conn: sqlite3.Connection) -> NoteGraph:
+    ng = NoteGraph()
+    for path, dtitle, typ, hub, private in conn.execute(
+            "SELECT path, display_title, type, hub, private FROM notes ORDER BY path"):
+        i = ng.add(path, hub=bool(hub) and not private, journal=typ == "journal")
+        if not private and dtitle:
+            ng.name[i] = dtitle
+    attachments = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note = 0")}
+    other_seen: set[str] = set()
+    seen_pairs: set[int] = set()
+    big = 1 << 32
+    for src, _kind, _prop, linkpath, _sub, target, _line in conn.execute(_LINKS):
+        if target is None:
+            node = unresolved_id(linkpath)
+            if node not in other_seen:
+                other_seen.add(node)
+                ng.others.append((node, "unresolved", linkpath))
+            continue
+        t = ng.pos.get(target)
+        if t is None:
+            if target in other_seen:
+                continue
+            if target in attachments:
+                other_seen.add(target)
+                ng.others.append((target, "attachment", target))
+                continue
+            t = ng.add(target)  # a note-kind node with no row (networkx: kind "note", title = path)
+            ng.others.append((target, "note", target))
+        s = ng.pos.get(src)
+        if s is None or s == t or ng.journal[s] or ng.journal[t]:
+            continue
+        key = s * big + t if s < t else t * big + s
+        if key in seen_pairs:
+            continue
+        seen_pairs.add(key)
+        ng.adj[s].append(t)
+        ng.adj[t].append(s)
+        ng.events.append(s)
+        ng.events.append(t)
+    del seen_pairs
+    seen_tags: set[str] = set()
+    for (tag,) in conn.execute("SELECT tag FROM tags ORDER BY path, tag"):
+        name = tag.lower()
+        if name not in seen_tags:
+            seen_tags.add(name)
+            ng.tags.append(name)
+    for name in list(ng.tags):  # parents after every tag a note carries, as networkx added them
+        while "/" in name:
+            name = name.rsplit("/", 1)[0]
+            if name not in seen_tags:
+                seen_tags.add(name)
+                ng.tags.append(name)
+    return ng
+
+
+# ---------------------------------------------------------------- communities
+
+def communities(ng: NoteGraph, min_size: int = MIN_COMMUNITY) -> list[dict]:
+    """Groups of notes that link mostly among themselves, each named by its hub (authored first,
+    then by degree); journal notes never belong to one."""
+    nodes = [i for i in range(len(ng.ids)) if not ng.journal[i]]
+    if not ng.events:
+        return []
+    parts = _louvain(ng, nodes) if len(nodes) <= LOUVAIN_MAX_NODES else _nearest_hub(ng, nodes)
+    out = []
+    for members in parts:
+        if len(members) < min_size:
+            continue
+        ranked = sorted(members, key=lambda n: (not ng.hub[n], -len(ng.adj[n]), ng.ids[n]))
+        top = ranked[0]
+        out.append({"name": ng.name.get(top) or ng.ids[top], "hub": ng.ids[top], "has_hub": bool(ng.hub[top]),
+                    "size": len(members), "members": [ng.ids[m] for m in ranked]})
+    out.sort(key=lambda c: (-c["size"], c["hub"]))
+    return out
+
+
+def _louvain(ng: NoteGraph, nodes: list[int]) -> list[set[int]]:
+    import networkx as nx
+
+    h = nx.Graph()
+    h.add_nodes_from(nodes)
+    ev = ng.events
+    h.add_edges_from(zip(ev[0::2], ev[1::2]))
+    return nx.community.louvain_communities(h, seed=7)
+
+
+def _nearest_hub(ng: NoteGraph, nodes: list[int]) -> list[set[int]]:
+    """Above LOUVAIN_MAX_NODES networkx's Louvain gets slow (28 s at 50k notes), so each note joins
+    its nearest hub instead (a breadth-first search from all hubs at once, stronger hubs first);
+    notes no hub reaches form one community per connected part."""
+    adj = ng.adj
+    want = max(10, len(nodes) // 200)
+    seeds = [n for n in nodes if ng.hub[n]]
+    if len(seeds) < want:
+        have = set(seeds)
+        extra = sorted((n for n in nodes if n not in have), key=lambda n: (-len(adj[n]), ng.ids[n]))
+        seeds += extra[: want - len(seeds)]
+    seeds.sort(key=lambda n: (-len(adj[n]), ng.ids[n]))
+    owner = array("i", [-1]) * len(ng.ids)
+    for s in seeds:
+        owner[s] = s
+    queue = deque(seeds)
+    while queue:
+        u = queue.popleft()
+        for v in adj[u]:
+            if owner[v] < 0:
+                owner[v] = owner[u]
+                queue.append(v)
+    parts: dict[int, set[int]] = {}
+    for n in nodes:
+        if owner[n] >= 0:
+            parts.setdefault(owner[n], set()).add(n)
+    out = list(parts.values())
+    for n in nodes:  # the rest: connected parts, found in node order
+        if owner[n] >= 0:
+            continue
+        owner[n] = n
+        part, queue = {n}, deque([n])
+        while queue:
+            u = queue.popleft()
+            for v in adj[u]:
+                if owner[v] < 0:
+                    owner[v] = n
+                    part.add(v)
+                    queue.append(v)
+        out.append(part)
+    return out
+
+
+# ---------------------------------------------------------------- graph.json
+
+def _dump(o) -> str:
+    return json.dumps(o, ensure_ascii=False, default=str)
+
+
+def _note_nodes(conn: sqlite3.Connection, community: dict[str, str]):
+    for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
+            "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
+            " tags FROM notes ORDER BY path"):
+        if private:
+            d = {"kind": "note", "title": title, "type": typ, "private": True, "folder": folder}
+        else:
+            d = {"kind": "note", "title": title, "display_title": dtitle, "type": typ, "status": status,
+                 "project": project, "summary": summary, "hub": bool(hub), "folder": folder,
+                 "aliases": json.loads(aliases or "[]"), "tags": json.loads(tags or "[]")}
+        if path in community:
+            d["community"] = community[path]
+        d["id"] = path
+        yield d
+
+
+def _edges(conn: sqlite3.Connection, ng: NoteGraph):
+    """Edges in networkx's order: by source node, then by neighbour in the order first linked,
+    parallel edges keyed 0, 1, ... in line order."""
+    links = conn.execute(_LINKS)
+    tags = conn.execute("SELECT path, tag FROM tags ORDER BY path, tag")
+    link = next(links, None)
+    tag = next(tags, None)
+    for (path,) in conn.execute("SELECT path FROM notes ORDER BY path"):
+        groups: dict[str, list[dict]] = {}
+        while link is not None and link[0] < path:  # links from no note row (none expected): networkx had them too
+            link = next(links, None)
+        while link is not None and link[0] == path:
+            src, kind, prop, linkpath, subpath, target, line = link
+            node = unresolved_id(linkpath) if target is None else target
+            groups.setdefault(node, []).append({"type": edge_type(kind, prop), "subpath": subpath or "",
+                                                "line": line})
+            link = next(links, None)
+        for node, ds in groups.items():
+            for k, d in enumerate(ds):
+                yield {**d, "source": path, "target": node, "key": k}
+        while tag is not None and tag[0] < path:
+            tag = next(tags, None)
+        while tag is not None and tag[0] == path:
+            yield {"type": "tagged", "source": path, "target": tag_id(tag[1]), "key": 0}
+            tag = next(tags, None)
+    for name in ng.tags:
+        if "/" in name:
+            yield {"type": "subtag_of", "source": f"tag:{name}", "target": tag_id(name.rsplit("/", 1)[0]), "key": 0}
+
+
+def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path: str | os.PathLike) -> None:
+    """graph.json (networkx node-link data of the directed multigraph), streamed to a temp file and
+    swapped in atomically: memory stays flat however many nodes and links there are."""
+    from .fsutil import atomic_stream
+
+    community = {m: c["name"] for c in comms for m in c["members"]}
+    with atomic_stream(Path(path)) as f:
+        f.write('{"directed": true, "multigraph": true, "graph": {}, "nodes": [')
+        sep = ""
+        for d in _note_nodes(conn, community):
+            f.write(sep + _dump(d))
+            sep = ", "
+        for node, kind, label in ng.others:
+            d = {"kind": kind, ("name" if kind == "unresolved" else "title"): label}
+            if node in community:
+                d["community"] = community[node]
+            d["id"] = node
+            f.write(sep + _dump(d))
+        for name in ng.tags:
+            f.write(sep + _dump({"kind": "tag", "name": name, "id": f"tag:{name}"}))
+        f.write('], "links": [')
+        sep = ""
+        for e in _edges(conn, ng):
+            f.write(sep + _dump(e))
+            sep = ", "
+        f.write("]}")

@@ -1,0 +1,256 @@
+"""The retrievers behind `query`, each a ranked list of notes with the reason it found each one, and
+their fusion.
+
+- lexical: FTS5 BM25 over title, aliases, tags, headings, summary and body; the question's words
+  OR'ed, stop words dropped; every note BM25 ranks is a candidate (no coverage gate).
+- names:   a title, alias, tag or project the question names.
+- semantic: close in meaning (semantic.search, when the semantic layer is on).
+- graph:   neighbours of the best fused candidates over links, typed relations and rare shared tags.
+Lists are fused by Reciprocal Rank Fusion (score = sum of weight / (RRF_K + rank)).
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+import sqlite3
+from dataclasses import dataclass, field
+
+from . import textutil as T
+
+# ---------------------------------------------------------------- the retrieval constants, in one place
+RRF_K = 60  # Reciprocal Rank Fusion constant: the standard value (Cormack, Clarke & Büttcher 2009), not tuned
+DEPTH = 50  # how many candidates each retriever hands to the fusion
+# FTS5 column weights: title, aliases, tags, summary, body, headings (a name is stronger evidence
+# than a word somewhere in the body; headings are short names of sections).
+BM25_WEIGHTS = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0"
+LIST_WEIGHT = {
+    "lexical": 1.0,   # BM25 over the question's words
+    "forms": 0.5,     # BM25 over their stems (testing ~ tests): weaker evidence than the word itself
+    "semantic": 1.0,  # cosine rank
+    "names": 1.0,     # a title / alias / tag / project named in the question
+    "graph": 1.0,     # neighbours of the best candidates (their spread score is already below the seed's)
+}
+FUSION = "score"  # "rrf" or "score" (CombSUM of scaled scores): chosen on the dev set, see bench/RESULTS.md
+MINMAX = {"lexical", "forms", "semantic"}  # lists whose scores are min-max scaled (the others are 0..1)
+GRAPH_SEEDS = 8       # the best fused candidates the graph expands from
+EDGE = {
+    "link": 0.5, "mdlink": 0.5, "embed": 0.5,  # a plain link from the note
+    "property": 0.8,  # a typed relation (depends_on: [[X]], supersedes: ...), a deliberate link
+    "inbound": 0.8,   # factor for a link into the seed rather than out of it
+    "second_hop": 0.35,  # a typed relation of a first-hop neighbour
+    "tag": 0.2,       # a shared tag, divided by sqrt(notes carrying it)
+}
+RARE_TAG_MAX = 12     # a tag on more notes than this links nothing in particular
+# Word pieces that are no words (what's -> s, you're -> re): never searched for, never a `why`.
+FRAGMENTS = frozenset("s t d m re ve ll".split())
+
+
+@dataclass
+class Cand:
+    path: str
+    ranks: dict[str, int] = field(default_factory=dict)     # list name -> 1-based rank
+    raw: dict[str, float] = field(default_factory=dict)     # list name -> the retriever's score
+    why: dict[str, str] = field(default_factory=dict)       # list name -> why it found the note
+    fused: float = 0.0
+    score: float = 0.0
+    mine: bool = False
+
+
+def content_words(words: list[str], drop=frozenset()) -> list[str]:
+    """The words worth searching for: no stop words, no word pieces, none of `drop`."""
+    return list(dict.fromkeys(w for w in words if w not in T.STOPWORDS and w not in FRAGMENTS and w not in drop
+                              and (len(w) > 1 or w.isdigit())))
+
+
+def _public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
+    """{id or path: path} of those notes that are neither private nor skipped (and of `type_`)."""
+    out = {}
+    for i in range(0, len(ids_or_paths), 500):
+        chunk = ids_or_paths[i:i + 500]
+        sql = (f"SELECT {by}, path FROM notes WHERE {by} IN ({','.join('?' * len(chunk))}) "
+               "AND private = 0 AND skipped = 0" + (" AND type = ?" if type_ else ""))
+        out.update(dict(conn.execute(sql, chunk + ([type_] if type_ else []))))
+    return out
+
+
+def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
+            forms: bool = False) -> list[tuple[str, float, list[str], str]]:
+    """BM25 hits best first: [(path, bm25, the question's words the note has, why)]; the words
+    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested)."""
+    if not content:
+        return []
+    expr = T.fts_or(content) if forms else " OR ".join(f'"{w}"' for w in content)
+    ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
+                          "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (expr, DEPTH * 4)).fetchall()
+    ok = _public(conn, [r[0] for r in ranked], type_)
+    ranked = [(rid, s) for rid, s in ranked if rid in ok][:DEPTH]
+    if not ranked:
+        return []
+    texts = {r[0]: T.fold("\n".join(x or "" for x in r[1:])) for r in conn.execute(
+        f"SELECT rowid, title, aliases, tags, summary, headings, body FROM fts WHERE rowid IN ({','.join('?' * len(ranked))})",
+        [r[0] for r in ranked])}
+    rx = {w: T.term_regex(w) for w in content}
+    out = []
+    for rid, s in ranked:
+        hay = texts.get(rid, "")
+        matched = [w for w in content if rx[w].search(hay)]
+        why = "matched " + ", ".join(_found_as(w, rx[w], hay) for w in matched[:6]) if matched else ""
+        out.append((ok[rid], s, matched, why))
+    return out
+
+
+def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
+    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing)."""
+    if re.search(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])", hay):
+        return f"`{w}`"
+    return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
+
+
+def known_share(conn: sqlite3.Connection, content: list[str], n_notes: int) -> float:
+    """The share of the question's idf mass (BM25's idf; a word no note has weighs the most) held by
+    words some note has: low when the question is mostly about things the vault never mentions."""
+    total = known = 0.0
+    for w in content:
+        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
+        idf = math.log((n_notes - df + 0.5) / (df + 0.5) + 1)
+        total += idf
+        known += idf if df else 0.0
+    return known / total if total else 1.0
+
+
+def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
+    """Notes whose title or alias the question names, or a tag or project it names, weighted by the
+    share of the question's words the name covers (a rarer tag weighs more). -> ([(path, weight)], {path: why})"""
+    n_content = max(1, len(content))
+    found: dict[str, tuple[float, str]] = {}
+
+    def add(path, weight, why):
+        if weight > found.get(path, (0.0, ""))[0]:
+            found[path] = (weight, why)
+
+    like = [w for w in content if len(w) >= 2][:12]
+    if like:
+        rows = conn.execute(
+            "SELECT path, title, display_title, aliases FROM notes WHERE private = 0 AND skipped = 0 AND ("
+            + " OR ".join(["lower(title) LIKE ? OR lower(display_title) LIKE ? OR lower(aliases) LIKE ?"] * len(like))
+            + ") LIMIT 400", [f"%{w}%" for w in like for _ in range(3)]).fetchall()
+        for path, title, dtitle, aliases in rows:
+            for kind, name in [("title", title), ("title", dtitle)] + [("alias", a) for a in json.loads(aliases or "[]")]:
+                nw = T.words(name)
+                useful = [w for w in nw if w not in T.STOPWORDS]
+                if useful and T.contains_seq(words, nw):
+                    add(path, min(1.0, len(useful) / n_content) ** 1.5, f"{kind} `{name}` named in the question")
+    for tag, count in conn.execute("SELECT tag_lc, count(*) FROM tags GROUP BY tag_lc"):
+        parts, last = T.words(tag), T.words(tag.rsplit("/", 1)[-1])
+        if not parts or not (T.contains_seq(words, parts) or (last and T.contains_seq(words, last))):
+            continue
+        if all(w in T.TYPE_WORDS or w in T.STOPWORDS for w in last or parts):
+            continue
+        weight = min(1.0, len(last or parts) / n_content) * (0.5 + 0.5 / math.log2(2 + count))
+        for (path,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ?", (tag,)):
+            add(path, weight, f"tagged #{tag}")
+    for (proj,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL"):
+        pw = T.words(proj)
+        if pw and T.contains_seq(words, pw):
+            n = conn.execute("SELECT count(*) FROM notes WHERE project = ?", (proj,)).fetchone()[0]
+            for (path,) in conn.execute("SELECT path FROM notes WHERE project = ?", (proj,)):
+                add(path, min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n)), f"project {proj}")
+    ok = _public(conn, list(found), type_, by="path")
+    ranked = sorted((p for p in found if p in ok), key=lambda p: (-found[p][0], p))[:DEPTH]
+    return [(p, found[p][0]) for p in ranked], {p: found[p][1] for p in ranked}
+
+
+def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
+    """Neighbours of the seeds [(path, fused score)] (not the seeds themselves: they were found
+    already), best first, each scored by spreading the seed's score (relative to the best seed) over
+    its edges: edge weight / sqrt(the seed's neighbours). -> ([(path, score)], {path: why})"""
+    if not seeds:
+        return [], {}
+    top = seeds[0][1] or 1.0
+    seed_w = {p: sc / top for p, sc in seeds}
+    seeds = [p for p, _ in seeds]
+    titles = dict(conn.execute(f"SELECT path, display_title FROM notes WHERE path IN ({','.join('?' * len(seeds))})", seeds))
+    score: dict[str, float] = {}
+    best_why: dict[str, tuple[float, str]] = {}
+
+    def add(other, contrib, why):
+        if contrib <= 0 or other in seed_w:
+            return
+        score[other] = score.get(other, 0.0) + contrib
+        if contrib > best_why.get(other, (0.0, ""))[0]:
+            best_why[other] = (contrib, why)
+
+    frontier: dict[str, float] = {}
+    for s in seeds:
+        b = seed_w[s]
+        rows = conn.execute(
+            "SELECT l.target, l.kind, l.prop, 'out' FROM links l WHERE l.src = ? AND l.target IS NOT NULL "
+            "UNION ALL SELECT l.src, l.kind, l.prop, 'in' FROM links l JOIN notes n ON n.path = l.src "
+            "WHERE l.target = ? AND n.type != 'journal'", (s, s)).fetchall()
+        nbrs: dict[str, tuple[float, str | None, str]] = {}
+        for other, kind, prop, d in rows:
+            if other == s or not other.lower().endswith(".md"):
+                continue
+            w = EDGE.get(kind, EDGE["link"]) * (1.0 if d == "out" else EDGE["inbound"])
+            if w > nbrs.get(other, (0.0, None, ""))[0]:
+                nbrs[other] = (w, prop if kind == "property" and prop else None, d)
+        fan = math.sqrt(max(1, len(nbrs)))
+        name = titles.get(s, s)
+        for other, (w, prop, d) in nbrs.items():
+            if prop:
+                p = prop.replace("_", " ")
+                why = f"[[{name}]] {p} it" if d == "out" else f"{p} [[{name}]]"
+            else:
+                why = f"linked from [[{name}]]" if d == "out" else f"links to [[{name}]]"
+            add(other, b * w / fan, why)
+            frontier[other] = max(frontier.get(other, 0.0), b * w / fan)
+    for mid, strength in sorted(frontier.items(), key=lambda kv: -kv[1])[:10]:
+        for other, prop in conn.execute("SELECT target, prop FROM links WHERE src = ? AND kind = 'property' "
+                                        "AND target IS NOT NULL", (mid,)):
+            if other not in seeds and other != mid:
+                add(other, EDGE["second_hop"] * strength, f"two links away ({prop.replace('_', ' ')})")
+    for s in seeds[:4]:
+        for tag, count in conn.execute("SELECT t.tag_lc, (SELECT count(*) FROM tags x WHERE x.tag_lc = t.tag_lc) "
+                                       "FROM tags t WHERE t.path = ?", (s,)).fetchall():
+            if count > RARE_TAG_MAX or count < 2 or tag in T.TYPE_WORDS:
+                continue
+            for (other,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ? AND path != ?", (tag, s)):
+                add(other, EDGE["tag"] * seed_w[s] / math.sqrt(count), f"shares #{tag} with [[{titles.get(s, s)}]]")
+    ok = _public(conn, list(score), type_, by="path")
+    ranked = sorted((p for p in score if p in ok), key=lambda p: (-score[p], p))[:DEPTH]
+    return [(p, score[p]) for p in ranked], {p: best_why[p][1] for p in ranked if p in best_why}
+
+
+def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why: dict) -> None:
+    """Record one retriever's ranked list [(path, score)] on the candidates."""
+    for rank, (path, score) in enumerate(ranked, 1):
+        c = cands.get(path)
+        if c is None:
+            c = cands[path] = Cand(path)
+        c.ranks[name], c.raw[name] = rank, score
+        if why.get(path):
+            c.why[name] = why[path]
+
+
+def fuse(cands: dict[str, Cand], method: str | None = None) -> None:
+    """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
+    CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
+    they are (already 0..1: the share of the question named, the spread seed score)."""
+    method = method or FUSION
+    if method == "rrf":
+        for c in cands.values():
+            c.fused = sum(LIST_WEIGHT[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
+        return
+    span: dict[str, tuple[float, float]] = {}
+    for c in cands.values():
+        for n, v in c.raw.items():
+            lo, hi = span.get(n, (v, v))
+            span[n] = (min(lo, v), max(hi, v))
+    for c in cands.values():
+        total = 0.0
+        for n, v in c.raw.items():
+            lo, hi = span[n]
+            x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in MINMAX else v
+            total += LIST_WEIGHT[n] * x
+        c.fused = total
