@@ -247,7 +247,7 @@ def explain(c: Ctx, note, as_json):
     if info["private"]:
         if as_json:
             return echo_json(info)
-        click.echo(f"{path}: private note (type {info['type']}); its content is not shown.")
+        click.echo(f"{path}: private note; its content is not shown.")
         return
     try:
         from .memory import effective_confidence
@@ -272,7 +272,8 @@ def explain(c: Ctx, note, as_json):
             click.echo(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}")
     click.echo(f"outgoing ({len(info['outgoing'])}):")
     for l in info["outgoing"]:
-        tgt = l["target"] or f"{l['linkpath']} (dangling)"
+        tgt = l["target"] or (f"{l['linkpath']} (a private note)" if l.get("private")
+                              else f"{l['linkpath']} (dangling)")
         click.echo(f"  {l['type']:<12} {tgt}{l['subpath'] or ''}")
     click.echo(f"incoming ({len(info['incoming'])}):")
     for l in info["incoming"]:

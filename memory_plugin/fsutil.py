@@ -78,3 +78,14 @@ def file_lock(path: str | os.PathLike, timeout: float = -1):
     from filelock import FileLock
 
     return FileLock(str(path), timeout=timeout)
+
+
+VAULT_LOCK = "vault.lock"
+
+
+def vault_lock(cache_dir: str | os.PathLike, timeout: float = 30):
+    """The one lock for writing the vault's files: journal appends and every note the commands write
+    (remember, --merge, supersede, reorganize ...) take it, so no writer's change is lost to another's.
+    Held only for a read-modify-write, never while indexing."""
+    os.makedirs(cache_dir, exist_ok=True)
+    return file_lock(os.path.join(cache_dir, VAULT_LOCK), timeout=timeout)

@@ -109,9 +109,28 @@ def dangling(conn: sqlite3.Connection) -> list[dict]:
     return rows
 
 
+def private_paths(conn: sqlite3.Connection) -> set[str]:
+    return {p for (p,) in conn.execute("SELECT path FROM notes WHERE private = 1")}
+
+
 def ambiguous(conn: sqlite3.Connection) -> list[dict]:
-    return _rows(conn, "SELECT src, linkpath, target, line FROM links WHERE ambiguous = 1 "
+    """Links whose name matches several files. One that resolves to a private note, or that is
+    ambiguous only because a private note shares the name, is not listed: either would name it."""
+    from .links import file_name_lc
+
+    rows = _rows(conn, "SELECT src, linkpath, target, line FROM links WHERE ambiguous = 1 "
                        "ORDER BY src, line")
+    private = private_paths(conn)
+    if not private or not rows:
+        return rows
+    hidden_names = {file_name_lc(p) for p in private}
+    public_count: dict[str, int] = {}
+    for (p,) in conn.execute("SELECT path FROM files"):
+        name = file_name_lc(p)
+        if name in hidden_names and p not in private:
+            public_count[name] = public_count.get(name, 0) + 1
+    return [r for r in rows if r["target"] not in private and
+            public_count.get(file_name_lc(r["target"] or ""), 2) >= 2]
 
 
 def warnings(conn: sqlite3.Connection) -> list[dict]:
@@ -154,9 +173,13 @@ def explain(conn: sqlite3.Connection, path: str) -> dict:
     if n is None:
         raise NoteNotFound(f"no note at {path}")
     if n["private"]:  # the user named it; nothing of what it holds is shown
-        return {"path": path, "type": n["type"], "private": True}
+        return {"path": path, "private": True}
     out_links = _rows(conn, "SELECT kind, prop, linkpath, subpath, target, line, ambiguous FROM links "
                             "WHERE src = ? ORDER BY line", (path,))
+    private = private_paths(conn)
+    for r in out_links:
+        if r["target"] in private:  # the link resolves; where to is not shown
+            r.update(target=None, ambiguous=0, private=True)
     in_links = _rows(conn, "SELECT l.src, l.kind, l.prop, l.subpath, l.line FROM links l JOIN notes s "
                            "ON s.path = l.src WHERE l.target = ? AND l.src != ? AND s.private = 0 "
                            "ORDER BY l.src, l.line", (path, path))
@@ -192,8 +215,8 @@ def build_graph(conn: sqlite3.Connection):
     for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
             "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
             " tags FROM notes ORDER BY path"):  # one order, so communities do not depend on history
-        if private:
-            g.add_node(path, kind="note", title=title, type=typ, private=True, folder=folder)
+        if private:  # only the fact that links to it resolve (graph.json shows it as an opaque id)
+            g.add_node(path, kind="note", private=True)
             continue
         g.add_node(path, kind="note", title=title, display_title=dtitle, type=typ, status=status,
                    project=project, summary=summary, hub=bool(hub), folder=folder,
@@ -233,10 +256,12 @@ def shortest_path(conn: sqlite3.Connection, a: str, b: str) -> list[dict]:
     import networkx as nx
 
     g = build_graph(conn)
-    # A private note's own links are its content: follow links into private notes, never out of them.
+    # A private note is never a step on the way: only the two notes the user named may be private
+    # (and a private note has no links of its own in the index).
     u = nx.Graph()
     u.add_nodes_from((a, b))
-    u.add_edges_from((x, y) for x, y in g.edges() if not g.nodes[x].get("private"))
+    u.add_edges_from((x, y) for x, y in g.edges() if not g.nodes[x].get("private") and
+                     (not g.nodes[y].get("private") or y in (a, b)))
     try:
         nodes = nx.shortest_path(u, a, b)
     except nx.NetworkXNoPath:

@@ -34,17 +34,22 @@ class NoteGraph:
     pos: dict[str, int] = field(default_factory=dict)
     hub: bytearray = field(default_factory=bytearray)
     journal: bytearray = field(default_factory=bytearray)
+    private: bytearray = field(default_factory=bytearray)
+    # private note path -> its opaque id in graph.json (`private:N`, in the order public notes first
+    # link to it); a private note no public note links to is not in graph.json at all
+    private_ids: dict[str, str] = field(default_factory=dict)
     name: dict[int, str] = field(default_factory=dict)      # display titles of public notes that differ from the path
     adj: list[list[int]] = field(default_factory=list)
     events: array = field(default_factory=lambda: array("i"))  # the distinct pairs, in the order first seen
     others: list[tuple[str, str, str]] = field(default_factory=list)  # (id, kind, name or title) after the notes
     tags: list[str] = field(default_factory=list)                      # tag names, in node order
 
-    def add(self, node_id: str, hub: bool = False, journal: bool = False) -> int:
+    def add(self, node_id: str, hub: bool = False, journal: bool = False, private: bool = False) -> int:
         i = self.pos[node_id] = len(self.ids)
         self.ids.append(node_id)
         self.hub.append(hub)
         self.journal.append(journal)
+        self.private.append(private)
         self.adj.append([])
         return i
 
@@ -53,7 +58,7 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
     ng = NoteGraph()
     for path, dtitle, typ, hub, private in conn.execute(
             "SELECT path, display_title, type, hub, private FROM notes ORDER BY path"):
-        i = ng.add(path, hub=bool(hub) and not private, journal=typ == "journal")
+        i = ng.add(path, hub=bool(hub) and not private, journal=typ == "journal", private=bool(private))
         if not private and dtitle:
             ng.name[i] = dtitle
     attachments = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note = 0")}
@@ -77,8 +82,11 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 continue
             t = ng.add(target)  # a note-kind node with no row (networkx: kind "note", title = path)
             ng.others.append((target, "note", target))
+        if ng.private[t] and target not in ng.private_ids:
+            ng.private_ids[target] = f"private:{len(ng.private_ids) + 1}"
         s = ng.pos.get(src)
-        if s is None or s == t or ng.journal[s] or ng.journal[t]:
+        # a private note belongs to no community: it neither joins one nor bridges two
+        if s is None or s == t or ng.journal[s] or ng.journal[t] or ng.private[s] or ng.private[t]:
             continue
         key = s * big + t if s < t else t * big + s
         if key in seen_pairs:
@@ -109,7 +117,7 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
 def communities(ng: NoteGraph, min_size: int = MIN_COMMUNITY) -> list[dict]:
     """Groups of notes that link mostly among themselves, each named by its hub (authored first,
     then by degree); journal notes never belong to one."""
-    nodes = [i for i in range(len(ng.ids)) if not ng.journal[i]]
+    nodes = [i for i in range(len(ng.ids)) if not ng.journal[i] and not ng.private[i]]
     if not ng.events:
         return []
     parts = _louvain(ng, nodes) if len(nodes) <= LOUVAIN_MAX_NODES else _nearest_hub(ng, nodes)
@@ -184,12 +192,14 @@ def _dump(o) -> str:
     return json.dumps(o, ensure_ascii=False, default=str)
 
 
-def _note_nodes(conn: sqlite3.Connection, community: dict[str, str]):
+def _note_nodes(conn: sqlite3.Connection, community: dict[str, str], private_ids: dict[str, str]):
     for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
             "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
             " tags FROM notes ORDER BY path"):
-        if private:
-            d = {"kind": "note", "title": title, "type": typ, "private": True, "folder": folder}
+        if private:  # only the fact that links to it resolve: no title, folder or anything else
+            if path in private_ids:
+                yield {"kind": "note", "private": True, "id": private_ids[path]}
+            continue
         else:
             d = {"kind": "note", "title": title, "display_title": dtitle, "type": typ, "status": status,
                  "project": project, "summary": summary, "hub": bool(hub), "folder": folder,
@@ -213,7 +223,7 @@ def _edges(conn: sqlite3.Connection, ng: NoteGraph):
             link = next(links, None)
         while link is not None and link[0] == path:
             src, kind, prop, linkpath, subpath, target, line = link
-            node = unresolved_id(linkpath) if target is None else target
+            node = unresolved_id(linkpath) if target is None else ng.private_ids.get(target, target)
             groups.setdefault(node, []).append({"type": edge_type(kind, prop), "subpath": subpath or "",
                                                 "line": line})
             link = next(links, None)
@@ -239,7 +249,7 @@ def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path:
     with atomic_stream(Path(path)) as f:
         f.write('{"directed": true, "multigraph": true, "graph": {}, "nodes": [')
         sep = ""
-        for d in _note_nodes(conn, community):
+        for d in _note_nodes(conn, community, ng.private_ids):
             f.write(sep + _dump(d))
             sep = ", "
         for node, kind, label in ng.others:

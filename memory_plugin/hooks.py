@@ -312,9 +312,9 @@ def session_end(payload: dict, ctx: dict) -> None:
     except OSError:
         pass
     if touched:
-        touched = _without_private(cfg, touched, ctx)
+        touched = _public_now(cfg, touched, ctx)
     req = journal.first_request(payload.get("transcript_path"))
-    request = journal.one_line(journal.redact(req, emails=cfg.redact_emails)) if req else None
+    request = journal.request_line(req, emails=cfg.redact_emails) if req else None
     rel = journal.journal_rel(cfg.journal_folder, now)
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
@@ -329,10 +329,15 @@ def session_end(payload: dict, ctx: dict) -> None:
         start_worker(cfg, "reindex", rel)  # indexing the journal note may wait on a lock: detached
 
 
-def _without_private(cfg, paths: list[str], ctx: dict) -> list[str]:
-    """The touched notes marked private neither in the index nor in their own properties. An index
-    that cannot be read leaves the file check alone and is reported: the entry is still written."""
+def _public_now(cfg, paths: list[str], ctx: dict) -> list[str]:
+    """The touched notes that are public at this moment: the file is still where it was, inside the
+    vault by its real path and outside excluded folders, its own frontmatter does not say private
+    (privacy.says_private, the parser's definition) and the index does not say private either. A note
+    moved or deleted since it was touched, or unreadable, is left out: its last state may have been
+    private. An index that cannot be read leaves the file check alone and is reported."""
     from . import index
+    from .paths import vault_rel
+    from .privacy import file_says_private
 
     private: set[str] = set()
     if os.path.exists(cfg.path("index.sqlite")):
@@ -346,26 +351,13 @@ def _without_private(cfg, paths: list[str], ctx: dict) -> list[str]:
                 conn.close()
         except Exception as e:  # noqa: BLE001 - a broken index must not cost the journal entry
             ctx["error"] = f"private notes checked from their files only: {type(e).__name__}: {e}"
-    return [p for p in paths if p not in private and not _file_says_private(os.path.join(cfg.vault, p))]
-
-
-def _file_says_private(path: str) -> bool:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            head = f.read(4096)
-    except OSError:
-        return False
-    if not head.lstrip("\ufeff").startswith("---"):
-        return False
-    end = head.find("\n---", 3)
-    fm = head[: end if end > 0 else len(head)]
-    # A superset of what notes.py reads as private (YAML 1.1 true/yes/on, quoted or not): a note that
-    # might be private is left out of the journal rather than risk naming it.
-    for line in fm.split("\n"):
-        key, sep, value = line.partition(":")
-        if sep and key.strip().lower() == "private" and value.strip().strip("'\"").strip().lower() in ("true", "yes", "on"):
-            return True
-    return False
+    out = []
+    for p in paths:
+        if p in private or vault_rel(cfg.vault, p, cfg.exclude) != p:
+            continue
+        if file_says_private(os.path.join(cfg.vault, p)) is False:
+            out.append(p)
+    return out
 
 
 # ---------------------------------------------------------------- background worker
@@ -376,6 +368,9 @@ def worker(mode: str, *args: str) -> None:
     cfg = _load_cfg()
     try:
         if mode == "reindex":
+            from . import journal
+
+            journal.drain(str(cfg.vault), str(cfg.cache_dir))  # lines queued by a SessionEnd that could not wait
             stats = index.reindex(cfg, list(args), lock_timeout=60)
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)

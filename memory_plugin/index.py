@@ -157,8 +157,10 @@ def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
 
 # ---------------------------------------------------------------- writing one note
 
-def _file_row(path: str) -> tuple:
-    return (path, path.lower(), L.file_name_lc(path), int(path.lower().endswith(".md")))
+def _file_row(path: str, is_note: bool | None = None) -> tuple:
+    """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only."""
+    note = path.lower().endswith(".md") if is_note is None else is_note
+    return (path, path.lower(), L.file_name_lc(path), int(note))
 
 
 def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = False) -> None:
@@ -275,9 +277,13 @@ def index_lock(cfg: Config, timeout: float = -1):
 # ---------------------------------------------------------------- rebuild
 
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
+    """-> (notes, other files): attachments, and every file of the excluded folders, which stay link
+    targets (`![[Books.base]]` from Templates/Bases/ resolves) without being sources or notes."""
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
-    return walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip)
+    targets: list[str] = []
+    notes, attachments = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, targets_only=targets)
+    return notes, attachments + targets
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
@@ -363,7 +369,7 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         conn.execute("BEGIN")
         all_paths = list(files) + attachments
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in all_paths])
+                         [_file_row(p, p in files) for p in all_paths])
         resolver = L.Resolver(all_paths)
         vfs = list(files.values())
         total = len(vfs)
@@ -503,7 +509,7 @@ def _sync_locked(cfg: Config) -> dict:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
         conn.executemany("INSERT OR REPLACE INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p) for p in added_files])
+                         [_file_row(p, p in files) for p in added_files])
         conn.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touch)
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:

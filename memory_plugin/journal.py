@@ -3,42 +3,34 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 
 from . import textutil
-from .fsutil import atomic_write, file_lock
+from .fsutil import atomic_write
 
 REQUEST_CHARS = 200
-# `password=x`, `OPENAI_API_KEY: x`, `"pw": "x"`, `--db-password x`: the key is a whole word (optionally
-# with a prefix such as OPENAI_ or db-), so prose like "reset the password flow" stays as it is.
-_SECRET_KEY = (r"(?:[a-z0-9]+[_-])*(?:password|passwd|passphrase|pwd|pw|secret|token|api[_-]?key|"
-               r"access[_-]?key|private[_-]?key|client[_-]?secret|auth)\b")
-_SECRET_VALUE = r"(?!\[REDACTED)(?:\"[^\"]*\"|'[^']*'|\S+)"
-_SECRET_PATTERNS = [
-    (re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.S),
-     "[REDACTED PRIVATE KEY]"),
-    (re.compile(rf"(?i)\b({_SECRET_KEY}[\"']?\s*[:=]\s*){_SECRET_VALUE}"), r"\1[REDACTED]"),
-    (re.compile(rf"(?i)(?<![\w-])(--{_SECRET_KEY}\s+)(?!-){_SECRET_VALUE}"), r"\1[REDACTED]"),
-    (re.compile(r"\b(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"), "[REDACTED KEY]"),
-    (re.compile(r"\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}"), "[REDACTED TOKEN]"),
-    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "[REDACTED TOKEN]"),
-    (re.compile(r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), "[REDACTED KEY]"),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{30,}"), "[REDACTED KEY]"),
-    (re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"), "[REDACTED TOKEN]"),
-    (re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"), "[REDACTED TOKEN]"),
-    (re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=\-]{16,}"), r"\1 [REDACTED]"),
-    (re.compile(r"(?i)(://[^/\s:@]+:)[^@\s/]+@"), r"\1[REDACTED]@"),
-]
-_EMAIL = re.compile(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b")
+# The request is cut before it is redacted (redaction is linear, but there is no need to read 8 MB):
+# what is redacted is the first REQUEST_CHARS + MARGIN characters, so a secret that starts before the
+# cut is seen whole when it is shorter than MARGIN; of that, only what precedes GUARD characters from
+# the end is kept, so a longer secret cut by the window is never half-kept either.
+MARGIN = 1000
+GUARD = 500
 
 
 def redact(text: str, emails: bool = False) -> str:
-    for rx, repl in _SECRET_PATTERNS:
-        text = rx.sub(repl, text)
-    if emails:
-        text = _EMAIL.sub("[REDACTED EMAIL]", text)
-    return text
+    """`text` with secrets replaced (redact.py: gitleaks' rules and ours)."""
+    from . import redact as R
+
+    return R.redact(text, emails=emails)
+
+
+def request_line(text: str, emails: bool = False) -> str:
+    """The first request as the journal keeps it: cut, redacted, on one line, at most REQUEST_CHARS."""
+    from . import redact as R
+
+    window = text[: REQUEST_CHARS + MARGIN]
+    keep = len(window) - GUARD if len(text) > len(window) else None
+    return one_line(R.redact(window, emails=emails, keep_until=keep))
 
 
 def _text_of(content) -> str | None:
@@ -103,13 +95,18 @@ def one_line(text: str, limit: int = REQUEST_CHARS) -> str:
 
 def entry_line(*, when: float, project: str, session_id: str, reason: str, touched: list[str],
                request: str | None) -> str:
-    parts = [time.strftime("%H:%M", time.localtime(when)), f"project {project}",
-             f"session {session_id[:8] if session_id else 'unknown'}", reason or "other"]
-    if touched:
-        parts.append("touched " + ", ".join(f"[[{p[:-3] if p.endswith('.md') else p}]]" for p in touched))
+    """One journal line whatever the input: every field has its control characters and line breaks
+    removed (a newline in a reason, a folder name or a file name cannot forge another entry)."""
+    sid = textutil.one_line(session_id or "").replace('"', "'")[:8]
+    parts = [time.strftime("%H:%M", time.localtime(when)), f"project {one_line(project or '', 80) or 'unknown'}",
+             f"session {sid or 'unknown'}", one_line(reason or "", 40) or "other"]
+    names = [one_line(p[:-3] if p.endswith(".md") else p, 200).replace("]]", "] ]") for p in touched]
+    if names:
+        parts.append("touched " + ", ".join(f"[[{n}]]" for n in names if n))
+    request = one_line(request) if request else None
     if request:
         parts.append(f'"{request}"')
-    if not touched and not request:
+    if not names and not request:
         parts.append("no notes touched")
     return "- " + " · ".join(parts)
 
@@ -118,18 +115,98 @@ def journal_rel(journal_folder: str, when: float) -> str:
     return f"{journal_folder.strip('/')}/{time.strftime('%Y-%m-%d', time.localtime(when))}.md"
 
 
-def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> None:
-    """Append one line to the day's journal note, creating it with journal properties. Under a lock,
-    atomically: the note is either as before or has the whole new line."""
-    path = os.path.join(vault, rel)
+class JournalRefused(Exception):
+    """The journal folder or file is a symlink or leaves the vault: nothing is written."""
+
+
+LOCK_WAIT = 1.0  # all SessionEnd hooks share 1.5 s: wait this long for the vault lock, then queue
+
+
+def checked_path(vault: str, rel: str) -> str:
+    """The journal file's path, by the rule notes follow: its real location must be inside the vault.
+    A journal file that is a symlink (to anywhere) is refused too: reading it would copy whatever it
+    points at into the vault, and replacing it would silently turn the link into a file."""
+    root = os.path.realpath(vault)
+    path = os.path.join(root, rel)
+    folder = os.path.realpath(os.path.dirname(path))
+    if not folder.startswith(root + os.sep):
+        raise JournalRefused(f"the journal folder {os.path.dirname(rel)}/ resolves to {folder}, outside the "
+                             f"vault {root}: nothing written; make it a real folder inside the vault")
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.realpath(path).startswith(root + os.sep)):
+        raise JournalRefused(f"the journal file {rel} is a symlink: nothing written; replace it with a "
+                             "real file")
+    return path
+
+
+def _queue_dir(cache_dir: str) -> str:
+    return os.path.join(cache_dir, "journal-queue")
+
+
+def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> str:
+    """Append one line to the day's journal note, creating it with journal properties, under the vault
+    lock (fsutil.vault_lock, which note writes take too) and atomically: the note is either as before
+    or has the whole new line. When the lock cannot be had within LOCK_WAIT, the line is queued in the
+    cache dir and appended by the next writer (drain). -> "appended" or "queued"."""
+    from filelock import Timeout
+
+    from .fsutil import vault_lock
+
+    checked_path(vault, rel)
+    try:
+        with vault_lock(cache_dir, timeout=LOCK_WAIT):
+            drain(vault, cache_dir, locked=True)
+            _append_locked(vault, rel, line)
+        return "appended"
+    except Timeout:
+        q = _queue_dir(cache_dir)
+        os.makedirs(q, exist_ok=True)
+        name = f"{time.time_ns():020d}-{os.getpid()}.json"
+        atomic_write(os.path.join(q, name), json.dumps({"rel": rel, "line": line}))
+        return "queued"
+
+
+def drain(vault: str, cache_dir: str, locked: bool = False) -> int:
+    """Append the queued lines (oldest first); under the vault lock unless the caller holds it."""
+    q = _queue_dir(cache_dir)
+    try:
+        names = sorted(n for n in os.listdir(q) if n.endswith(".json"))
+    except FileNotFoundError:
+        return 0
+    if not names:
+        return 0
+    if not locked:
+        from .fsutil import vault_lock
+
+        with vault_lock(cache_dir, timeout=30):
+            return drain(vault, cache_dir, locked=True)
+    done = 0
+    for n in names:
+        p = os.path.join(q, n)
+        try:
+            with open(p, encoding="utf-8") as f:
+                item = json.load(f)
+            checked_path(vault, item["rel"])
+            _append_locked(vault, item["rel"], item["line"])
+        except FileNotFoundError:
+            continue
+        except (ValueError, KeyError, TypeError, JournalRefused):
+            pass  # a broken or refused item is dropped, not retried forever
+        os.unlink(p)
+        done += 1
+    return done
+
+
+def _append_locked(vault: str, rel: str, line: str) -> None:
+    path = checked_path(vault, rel)
     day = os.path.basename(rel)[:-3]
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with file_lock(os.path.join(cache_dir, "journal.lock"), timeout=5):
-        try:
-            with open(path, "rb") as f:
-                old = f.read().decode("utf-8", errors="surrogateescape")
-        except FileNotFoundError:
-            old = f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"
-        if old and not old.endswith("\n"):
-            old += "\n"
-        atomic_write(path, (old + line + "\n").encode("utf-8", errors="surrogateescape"))
+    checked_path(vault, rel)  # the folder just made (or found) is still inside the vault
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as f:
+            old = f.read().decode("utf-8", errors="surrogateescape")
+    except FileNotFoundError:
+        old = f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"
+    if old and not old.endswith("\n"):
+        old += "\n"
+    atomic_write(path, (old + line + "\n").encode("utf-8", errors="surrogateescape"))

@@ -13,14 +13,13 @@ import math
 import os
 import re
 import sqlite3
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import propedit, textutil
 from .config import Config
 from .errors import MemoryPluginError, NoteNotFound, VaultError
-from .fsutil import atomic_write, file_lock
+from .fsutil import atomic_write
 
 MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
 HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
@@ -42,8 +41,11 @@ class Confidence(dict):
     """A dict for --json, one readable line for `explain`."""
 
     def __str__(self) -> str:
-        s = f"{self['effective']:.2f} (stored {self['stored']:.2f}"
-        if self.get("since"):
+        if self.get("default"):
+            s = f"{self['effective']:.2f} (default {self['stored']:.2f}: the note stores no confidence, so none decays"
+        else:
+            s = f"{self['effective']:.2f} (stored {self['stored']:.2f}"
+        if self.get("since") and not self.get("default"):
             s += f", since {self['since']}, {self['age_days']} d ago, half-life {self['half_life_days']} d"
         if self.get("uses"):
             s += f", returned {self['uses']}× by query"
@@ -67,6 +69,11 @@ def parse_date(value: Any) -> _dt.date | None:
     return None
 
 
+def has_confidence(props: dict) -> bool:
+    c = props.get("confidence")
+    return isinstance(c, (int, float)) and not isinstance(c, bool)
+
+
 def stored_confidence(cfg: Config, props: dict) -> float:
     c = props.get("confidence")
     if isinstance(c, (int, float)) and not isinstance(c, bool):
@@ -83,10 +90,12 @@ def confidence(cfg: Config, props: dict, created: str | None, uses: int = 0,
     since = parse_date(props.get("last_validated")) or parse_date(props.get("created")) or parse_date(created)
     age = max(0, (today - since).days) if since else 0
     hl = float(cfg.confidence_half_life_days) or 0
-    decayed = stored * (0.5 ** (age / hl)) if hl > 0 else stored
+    # Only a confidence the note stores decays: a default it never stored says nothing about its age.
+    decayed = stored * (0.5 ** (age / hl)) if hl > 0 and has_confidence(props) else stored
     boost = 0.3 * (1 - 0.5 ** (uses / 10)) if uses > 0 else 0.0
     eff = decayed + (1 - decayed) * boost
     return Confidence(effective=round(eff, 3), stored=round(stored, 3), decayed=round(decayed, 3),
+                      default=not has_confidence(props),
                       since=since.isoformat() if since else None, age_days=age,
                       half_life_days=cfg.confidence_half_life_days, uses=uses)
 
@@ -115,91 +124,44 @@ def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
         pass
 
 
-# ---------------------------------------------------------------- similarity
+# ---------------------------------------------------------------- near-duplicates (judged by dupes)
 
-def _norm_title(t: str) -> str:
-    return " ".join(textutil.words(t))
+def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[str] = (),
+                 limit: int = 5) -> list[dict]:
+    """Near-duplicates of a would-be note among the indexed (non-private) notes: FTS picks the
+    candidates, `dupes.judge` decides."""
+    from . import dupes
 
-
-def _shingles(text: str, n: int = 3) -> set[tuple[str, ...]]:
-    ws = [w for w in textutil.words(text) if w not in textutil.STOPWORDS]
-    return {tuple(ws[i:i + n]) for i in range(max(0, len(ws) - n + 1))}
-
-
-def similarity(a: dict, b: dict) -> tuple[float, list[str]]:
-    """How alike two notes are ({title, type, text}): (score 0..1, reasons)."""
-    reasons = []
-    ta, tb = _norm_title(a["title"]), _norm_title(b["title"])
-    if ta and ta == tb:
-        tsim = 1.0
-        reasons.append("same title")
-    else:
-        wa, wb = set(ta.split()) - textutil.STOPWORDS, set(tb.split()) - textutil.STOPWORDS
-        jac = len(wa & wb) / len(wa | wb) if wa | wb else 0.0
-        tsim = max(jac, SequenceMatcher(None, ta, tb).ratio() if ta and tb else 0.0)
-        if tsim >= 0.6:
-            reasons.append(f"similar title ({tsim:.2f})")
-    sa, sb = _shingles(a.get("text", "")), _shingles(b.get("text", ""))
-    bsim = 0.0
-    if len(sa) >= 4 and len(sb) >= 4:
-        inter = len(sa & sb)
-        bsim = max(inter / len(sa | sb), inter / min(len(sa), len(sb)) * 0.9)
-        if bsim >= 0.3:
-            reasons.append(f"body overlap {bsim:.2f}")
-    same_type = bool(a.get("type")) and a.get("type") == b.get("type")
-    if same_type and reasons:
-        reasons.append(f"same type {a['type']}")
-    score = max(tsim, bsim) + (0.05 if same_type else 0.0)
-    return round(min(score, 1.0), 3), reasons
-
-
-def is_duplicate(score: float, reasons: list[str], strict: bool = False) -> bool:
-    """Near-duplicate? `strict` (reorganize, comparing notes already in the vault) also wants the
-    bodies to overlap or the type to be a memory type: two READMEs in two projects are not duplicates."""
-    titles = [r for r in reasons if "title" in r]
-    body = [r for r in reasons if r.startswith("body overlap")]
-    tsim = 1.0 if "same title" in reasons else (float(titles[0].split("(")[1][:-1]) if titles else 0)
-    bsim = float(body[0].split()[-1]) if body else 0
-    same_type = any(r.startswith("same type") for r in reasons)
-    if strict:
-        typed = any(r.startswith("same type") and r.split()[-1] != "note" for r in reasons)
-        return bsim >= 0.45 or "identical content" in reasons or (tsim >= 0.85 and typed)
-    return tsim >= 0.85 or bsim >= 0.6 or (tsim >= 0.7 and same_type) or (bsim >= 0.45 and same_type)
-
-
-def find_similar(conn: sqlite3.Connection, title: str, text: str, type_: str | None,
-                 exclude: Iterable[str] = (), limit: int = 5) -> list[dict]:
-    """Near-duplicates of a would-be note among the indexed (non-private) notes."""
-    ws = [w for w in textutil.words(f"{title} {title} {text}") if w not in textutil.STOPWORDS]
+    ws = [w for w in textutil.words(f"{me.title} {me.summary} {me.body}") if w not in textutil.STOPWORDS]
     if not ws:
         return []
-    seen = []
-    for w in ws:
-        if w not in seen:
-            seen.append(w)
-    q = textutil.fts_or(seen[:24])
+    q = textutil.fts_or(list(dict.fromkeys(ws))[:40])
     # Rank on the FTS table alone (cheap at 10k notes), then read the best few.
     ids = [r[0] for r in conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? "
-                                      "ORDER BY bm25(fts, 10.0, 6.0, 2.0, 3.0, 1.0) LIMIT 40", (q,))]
+                                      "ORDER BY bm25(fts, 4.0, 3.0, 2.0, 3.0, 1.0) LIMIT 40", (q,))]
     rows = conn.execute(
-        f"SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
-        f"WHERE n.id IN ({','.join('?' * len(ids))}) AND n.private = 0 AND n.type != 'journal'", ids).fetchall()
-    same = conn.execute("SELECT n.path, n.title, n.display_title, n.type, n.summary, f.body FROM notes n "
-                        "JOIN fts f ON f.rowid = n.id WHERE lower(n.title) = ? AND n.private = 0",
-                        (textutil.fold(title),)).fetchall()
+        f"SELECT n.path, n.title, n.display_title, n.type, n.project, n.summary, f.body, n.hash FROM notes n "
+        f"JOIN fts f ON f.rowid = n.id WHERE n.id IN ({','.join('?' * len(ids))}) AND n.private = 0 "
+        "AND n.type != 'journal' AND n.skipped = 0", ids).fetchall()
+    idf = dupes.Idf.from_index(conn)
     ex = set(exclude)
-    out, done = [], set()
-    me = {"title": title, "type": type_, "text": f"{text}"}
-    for path, t, dt, typ, summary, body in same + rows:
-        if path in done or path in ex:
+    out = []
+    for path, t, dt, typ, project, summary, body, h in rows:
+        if path in ex:
             continue
-        done.add(path)
-        score, reasons = max((similarity(me, {"title": tt, "type": typ, "text": f"{summary} {body}"})
-                              for tt in {t, dt}), key=lambda x: x[0])
-        if is_duplicate(score, reasons):
-            out.append({"path": path, "title": dt, "type": typ, "score": score, "reasons": reasons})
+        other = dupes.Doc(t, typ, project, summary or "", body or "", (dt,) if dt != t else (), path, h)
+        v = dupes.judge(me, other, idf)
+        if v.duplicate:
+            out.append({"path": path, "title": dt, "type": typ, "score": v.score, "reasons": v.reasons})
     out.sort(key=lambda d: (-d["score"], d["path"]))
     return out[:limit]
+
+
+def same_name(conn: sqlite3.Connection, name: str) -> list[str]:
+    """Notes whose file name is `name` up to case and Unicode form (Obsidian would confuse them)."""
+    key = textutil.fold(name) + ".md"
+    return sorted(p for (p,) in conn.execute("SELECT path FROM files WHERE name_lc LIKE '%.md'")
+                  if textutil.fold(p.rsplit("/", 1)[-1]) == key)
 
 
 # ---------------------------------------------------------------- file names and writing
@@ -232,8 +194,11 @@ def inside_vault(cfg: Config, rel: str) -> Path:
 
 
 def vault_lock(cfg: Config, timeout: float = 30):
+    """fsutil.vault_lock: the same lock SessionEnd's journal append takes."""
+    from .fsutil import vault_lock as lock
+
     cfg.ensure_cache_dir()
-    return file_lock(cfg.path("vault.lock"), timeout=timeout)
+    return lock(cfg.cache_dir, timeout=timeout)
 
 
 def _reindex(cfg: Config, rels: list[str]) -> None:
@@ -295,7 +260,9 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
              links: Iterable[str] = (), project: str | None = None, body: str | None = None,
              merge: str | None = None, force: bool = False, dry_run: bool = False,
              supersedes: str | None = None, today: _dt.date | None = None) -> dict:
-    """Write a new typed memory note (or append to `merge`). Refuses near-duplicates unless forced."""
+    """Write a new typed memory note (or append to `merge`) in the vault's own style. Refuses a note
+    of the same name (up to case and Unicode form) and near-duplicates unless forced."""
+    from . import dupes, vaultstyle
     from .graph import find_note
 
     if type_ not in MEMORY_TYPES:
@@ -315,7 +282,6 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             raise MemoryWriteError(f"tag `{t}` is not a valid tag: use letters, digits, - _ and / only")
         if t.lower() not in {x.lower() for x in tag_list}:
             tag_list.append(t)
-    folder = cfg.type_folders.get(type_) or cfg.type_folders.get("note", "Inbox")
     today = today or _dt.date.today()
     body = (body or "").strip("\n")
     conn = open_or_build(cfg)
@@ -329,43 +295,53 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         if merge:
             target = find_note(conn, merge)
             return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
+        folder = vaultstyle.type_folder(cfg, type_).strip("/")
+        project_value = vaultstyle.project_value(conn, project) if project else ""
         with vault_lock(cfg):
-            dups = find_similar(conn, title, f"{summary} {body}", type_, exclude=[old] if old else [])
-            rel = f"{folder.strip('/')}/{name}.md" if folder.strip("/") else f"{name}.md"
-            full = inside_vault(cfg, rel)
-            if full.exists() and not force:
-                raise DuplicateNote(f"{rel} already exists: use --merge '{rel}' to add to it, or --force "
-                                    "to write a second note beside it")
+            taken = same_name(conn, name) + vaultstyle.same_name_on_disk(cfg, folder, name)
+            taken = sorted(set(taken))
+            if taken and not force:
+                p = taken[0]
+                raise DuplicateNote(f"{p} already exists (the name differs at most in case or accents, which "
+                                    f"Obsidian treats as the same note): use --merge '{p}' to add to it, "
+                                    "--supersedes with another title to replace it, or --force to write "
+                                    "a second note with a numbered name")
+            me = dupes.Doc(title, type_, project_value or None, summary, body)
+            dups = find_similar(conn, me, exclude=[old] if old else [])
             if dups and not force:
                 names = "; ".join(f"{d['path']} ({', '.join(d['reasons'])})" for d in dups[:3])
                 raise DuplicateNote(f"near-duplicate of {names}: use --merge NOTE to add to it, "
-                                    "`supersede` to replace it, or --force to write anyway")
-            n = 2
-            while full.exists():
-                rel = rel[: -3].rsplit(" ", 1)[0] if n > 2 else rel[:-3]
-                rel = f"{rel} {n}.md"
-                full = inside_vault(cfg, rel)
+                                    "--supersedes NOTE to replace it, or --force to write anyway")
+            base, n = name, 2
+            while taken:
+                name = f"{base} {n}"
+                taken = same_name(conn, name) + vaultstyle.same_name_on_disk(cfg, folder, name)
                 n += 1
+            rel = f"{folder}/{name}.md" if folder else f"{name}.md"
+            full = inside_vault(cfg, rel)
             mention_text = f"{title}\n{summary}\n{body}"
             concepts = concept_mentions(conn, mention_text, set(link_paths))
-            text = _compose(conn, type_, title, name, summary, tag_list, project, body, link_paths,
-                            concepts, cfg, today)
+            old_link = f"[[{link_name(conn, old)}]]" if old else None
+            text = _compose(conn, type_, title, name, summary, tag_list, project_value, body, link_paths,
+                            concepts, cfg, today, old_link)
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
                       "overrode_duplicates": dups if force else [], "dry_run": dry_run}
             if dry_run:
                 result["text"] = text
-                return result
-            atomic_write(full, text)
-            _reindex(cfg, [rel])
+            else:
+                atomic_write(full, text)
+        if not dry_run:
+            _reindex(cfg, [rel])  # outside the vault lock: SessionEnd's journal append may be waiting
         if old:
-            result["superseded"] = supersede(cfg, old, rel, today=today)
+            result["superseded"] = _mark_superseded(cfg, old, f"[[{name}]]", dry_run, today)
         return result
     finally:
         conn.close()
 
 
-def _compose(conn, type_, title, name, summary, tags, project, body, link_paths, concepts, cfg, today) -> str:
+def _compose(conn, type_, title, name, summary, tags, project, body, link_paths, concepts, cfg, today,
+             supersedes: str | None = None) -> str:
     props: list[tuple[str, Any]] = [("type", type_)]
     if name != title.strip():
         props.append(("title", title.strip()))
@@ -374,6 +350,8 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
               ("status", "open" if type_ == "pitfall" else "current")]
     if project:
         props.append(("project", project))
+    if supersedes:
+        props.append(("supersedes", supersedes))
     if link_paths:
         props.append(("related", [f"[[{link_name(conn, p)}]]" for p in link_paths]))
     lines = ["---"] + [f"{k}: {propedit.render(v)}" for k, v in props] + ["---", f"# {title.strip()}", ""]
@@ -400,11 +378,13 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
             section += ["", "See " + ", ".join(f"[[{link_name(conn, p)}]]" for p in link_paths)]
         sep = "" if old.endswith(("\n", "\r")) or not old else nl
         new = old + sep + nl + nl.join(section) + nl
-        result = {"path": target, "title": title, "action": "merged", "links": link_paths,
-                  "diff": propedit.diff(target, old, new), "dry_run": dry_run}
         if not dry_run:
             atomic_write(full, new)
-            _reindex(cfg, [target])
+    # the diff and the reindex outside the vault lock: SessionEnd's journal append may be waiting
+    result = {"path": target, "title": title, "action": "merged", "links": link_paths,
+              "diff": propedit.diff(target, old, new), "dry_run": dry_run}
+    if not dry_run:
+        _reindex(cfg, [target])
     return result
 
 
@@ -413,7 +393,7 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
 def _props_of(cfg: Config, rel: str, text: str) -> dict:
     from .notes import parse_note
 
-    return parse_note(rel, text.encode("utf-8"), cfg.values).props
+    return parse_note(rel, text.encode("utf-8"), cfg.values, read_private=True).props
 
 
 def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> list[dict]:
@@ -435,8 +415,8 @@ def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> lis
             if not dry_run and new != old:
                 atomic_write(full, new)
                 written.append(rel)
-        if written:
-            _reindex(cfg, written)
+    if written:  # outside the vault lock
+        _reindex(cfg, written)
     return out
 
 
@@ -463,6 +443,11 @@ def _add_link(props: dict, key: str, link: str) -> list | str:
     if any(textutil.fold(c) == textutil.fold(link) for c in cur):
         return cur if len(cur) != 1 else cur[0]
     return link if not cur else cur + [link]
+
+
+def _mark_superseded(cfg: Config, old: str, new_link: str, dry_run: bool, today: _dt.date) -> list[dict]:
+    return edit_notes(cfg, {old: lambda p: [("status", "superseded"), ("valid_to", today),
+                                            ("superseded_by", _add_link(p, "superseded_by", new_link))]}, dry_run)
 
 
 def supersede(cfg: Config, old_ref: str, new_ref: str, dry_run: bool = False,
@@ -495,6 +480,8 @@ def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | Non
         status = str(p.get("status") or "").lower()
         if status in ("superseded", "retracted"):
             raise MemoryWriteError(f"{path} is {status}: validate its successor, or remember a new note")
+        if parse_date(p.get("last_validated")) == today:
+            return []  # validated today already: confidence rises at most once a day
         c = stored_confidence(cfg, p)
         return [("last_validated", today), ("confidence", round(min(1.0, c + 0.1), 2))]
 

@@ -13,6 +13,7 @@ from typing import Any, Iterator
 
 from . import links as L
 from .paths import is_excluded
+from .privacy import head_says_private
 
 H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
 MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
@@ -68,18 +69,21 @@ def dumps(o) -> str:
 
 
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
-               skip_dirs: tuple[str, ...] = ()) -> tuple[dict[str, VaultFile], list[str]]:
+               skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
+               ) -> tuple[dict[str, VaultFile], list[str]]:
     """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice."""
+    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
+    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
+    they are no notes of the graph."""
     notes: dict[str, VaultFile] = {}
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
     root_real = os.path.realpath(root)
     seen_dirs = {root_real}
     skip_real = {os.path.realpath(d) for d in skip_dirs}
-    stack = [(str(root), "")]
+    stack = [(str(root), "", False)]
     while stack:
-        d, rel_d = stack.pop()
+        d, rel_d, in_excluded = stack.pop()
         try:
             entries = list(os.scandir(d))
         except OSError as e:
@@ -87,35 +91,44 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
             continue
         for e in entries:
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
-            if e.name.startswith(".") or is_excluded(rel, excludes):
+            if e.name.startswith("."):
+                continue
+            excluded = in_excluded or is_excluded(rel, excludes)
+            if excluded and targets_only is None:
                 continue
             try:
                 if e.is_symlink():
                     real = os.path.realpath(e.path)
                     if not (real == root_real or real.startswith(root_real + os.sep)):
-                        warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
                         continue
                     if os.path.isdir(real):
                         if real in seen_dirs or root_real.startswith(real + os.sep):
-                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                            if not excluded:
+                                warnings.append((rel, "symlink", "symlink loop: skipped"))
                             continue
                 if e.is_dir():
                     real = os.path.realpath(e.path)
                     if real in seen_dirs:
-                        warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
                         continue
                     if real in skip_real:
                         continue
                     seen_dirs.add(real)
-                    stack.append((e.path, rel))
+                    stack.append((e.path, rel, excluded))
                 elif e.is_file():
-                    if e.name.lower().endswith(".md"):
+                    if excluded:
+                        targets_only.append(rel)
+                    elif e.name.lower().endswith(".md"):
                         st = e.stat()
                         notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
                     else:
                         attachments.append(rel)
             except OSError as err:
-                warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
+                if not excluded:
+                    warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
     return notes, attachments
 
 
@@ -232,11 +245,19 @@ def decode(raw: bytes) -> tuple[str | None, str | None]:
     return text, None
 
 
-def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None) -> Note:
-    """`size`: the file's size when `raw` holds only its first max_note_bytes + 1 bytes."""
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
+               read_private: bool = False) -> Note:
+    """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
+    max_note_bytes + 1 bytes. A private note keeps only its path (and title, its file name), unless
+    `read_private` (a command editing that note's own properties)."""
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
+    # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
+    if head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"]):
+        note.private = True  # nothing it holds is kept: only its path, so that links to it resolve
+        if not read_private:
+            return note
     if len(raw) > cfg_values["max_note_bytes"]:
         note.skipped = True
         note.warnings.append(f"larger than max_note_bytes ({max(size or 0, len(raw)):,} bytes > "
@@ -305,8 +326,6 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
     note.project = project.strip() if isinstance(project, str) and project.strip() else None
     note.created = _date(props.get("created", props.get("date")))
     note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
-    priv = props.get("private")
-    note.private = priv is True or (isinstance(priv, str) and priv.strip().lower() in ("true", "yes"))
     return note
 
 

@@ -27,7 +27,9 @@ KIND_TITLES = {
     "missing-summary": "Notes without a summary", "no-hub": "Communities without a hub note",
     "superseded-linked": "Superseded notes still linked as current",
 }
-MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning", "convention"}
+MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning"}  # stale-able without a stored confidence
+MIN_SUMMARY_WORDS = 4  # a first paragraph shorter than this is no usable summary
+HUB_COVERS = 0.5       # an existing hub linking this share of a community's members already is its hub
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
 
@@ -46,7 +48,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     """Every proposal, numbered from 1 in a stable order (kind, then path)."""
     today = today or _dt.date.today()
     notes = _rows(conn, "SELECT n.path, n.title, n.display_title, n.type, n.status, n.summary, n.props, n.created, "
-                        "n.hash, n.folder, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
+                        "n.hash, n.folder, n.project, n.hub, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
                         "WHERE n.private = 0 AND n.skipped = 0")
     for n in notes:
         n["props"] = json.loads(n["props"] or "{}")
@@ -59,7 +61,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
             for o in _orphans(conn) if o["path"] in by_path]
     out += _stale(cfg, conn, notes, today)
     out += _contradictions(conn, by_path)
-    out += _missing_summaries(notes, cfg)
+    out += _missing_summaries(notes, cfg, conn)
     if communities:
         out += _no_hub(cfg, conn, by_path, today)
     out += _superseded_linked(cfg, conn, by_path)
@@ -75,33 +77,20 @@ def _orphans(conn):
 
 
 def _duplicates(notes: list[dict]) -> list[dict]:
-    pool = [n for n in notes if n["type"] not in ("journal", "hub")]
-    index: dict[str, list[int]] = defaultdict(list)
-    for i, n in enumerate(pool):
-        for w in set(T.words(n["display_title"] + " " + n["title"])) - T.STOPWORDS:
-            index[w].append(i)
-    pairs: set[tuple[int, int]] = set()
-    for ids in index.values():
-        if len(ids) <= 30:
-            pairs |= {(a, b) for k, a in enumerate(ids) for b in ids[k + 1:]}
-    by_hash: dict[str, list[int]] = defaultdict(list)
-    for i, n in enumerate(pool):
-        by_hash[n["hash"]].append(i)
-    for ids in by_hash.values():
-        pairs |= {(a, b) for k, a in enumerate(ids) for b in ids[k + 1:]}
+    from . import dupes
+
+    pool = [n for n in notes if n["type"] not in ("journal", "hub") and not n["hub"]]
+    docs = [dupes.Doc(n["title"], n["type"], n["project"], n["summary"] or "", n["body"] or "",
+                      (n["display_title"],) if n["display_title"] != n["title"] else (), n["path"], n["hash"])
+            for n in pool]
+    idf = dupes.Idf.from_docs(docs)
     out = []
-    for a, b in sorted(pairs):
-        x, y = pool[a], pool[b]
-        best = max((M.similarity({"title": tx, "type": x["type"], "text": f"{x['summary']} {x['body']}"},
-                                 {"title": ty, "type": y["type"], "text": f"{y['summary']} {y['body']}"})
-                    for tx in {x["title"], x["display_title"]} for ty in {y["title"], y["display_title"]}),
-                   key=lambda s: s[0])
-        if x["hash"] == y["hash"]:
-            best = (1.0, ["identical content"])
-        if M.is_duplicate(*best, strict=True):
-            p1, p2 = sorted((x["path"], y["path"]))
+    for a, b in sorted(dupes.candidate_pairs(docs, idf)):
+        v = dupes.judge(docs[a], docs[b], idf)
+        if v.duplicate:
+            p1, p2 = sorted((pool[a]["path"], pool[b]["path"]))
             out.append({"kind": "duplicate", "title": f"{p1} and {p2} look alike", "notes": [p1, p2],
-                        "score": best[0], "reasons": best[1], "action": None,
+                        "score": v.score, "reasons": v.reasons, "action": None,
                         "suggestion": f"merge by hand, or `memory-plugin supersede '{p1}' '{p2}'`"})
     out.sort(key=lambda p: (-p["score"], p["notes"]))
     return out
@@ -171,9 +160,10 @@ def _stale(cfg, conn, notes, today) -> list[dict]:
     uses = dict(conn.execute("SELECT path, hits FROM usage"))
     out = []
     for n in notes:
-        if n["type"] not in MEMORY_KINDS and "confidence" not in n["props"]:
+        # memories, or notes that carry a confidence; never one already superseded or retracted
+        if n["type"] not in MEMORY_KINDS and not M.has_confidence(n["props"]):
             continue
-        if (n["status"] or "") in M.HISTORICAL:
+        if (n["status"] or "") in M.HISTORICAL or n["props"].get("superseded_by"):
             continue
         c = M.confidence(cfg, n["props"], n["created"], uses.get(n["path"], 0), today)
         if c["effective"] < cfg.prune_threshold:
@@ -201,18 +191,58 @@ def _contradictions(conn, by_path) -> list[dict]:
     return out
 
 
-def _missing_summaries(notes, cfg) -> list[dict]:
+def _briefed(cfg, conn) -> set[str]:
+    """Paths the SessionStart brief can show with a summary: conventions, hubs, project notes."""
+    from . import brief as B
+    from . import graph as G
+
+    shown = {c["path"] for c in G.conventions(conn)} | {h["path"] for h in G.hubs(conn, cfg.hub_count)}
+    shown |= {p for (p,) in conn.execute("SELECT path FROM notes WHERE hub = 1")}
+    for key in B.project_names(conn, cfg):
+        shown |= {n["path"] for n in B._project_notes(conn, key, cfg.exclude)}
+    return shown
+
+
+def _missing_summaries(notes, cfg, conn) -> list[dict]:
+    """Notes the brief shows that have neither a summary property nor a usable first paragraph."""
+    shown = _briefed(cfg, conn)
     out = []
     for n in sorted(notes, key=lambda n: n["path"]):
-        if n["type"] == "journal" or "summary" in n["props"] or "description" in n["props"]:
-            continue
+        if n["path"] not in shown or n["type"] == "journal" or "summary" in n["props"] \
+                or "description" in n["props"] or str(n["props"].get("desc") or "").strip():
+            continue  # Dendron keeps its summary in `desc`
         derived = n["summary"] or ""
-        action = ({"op": "set_props", "path": n["path"], "changes": [["summary", derived]]} if derived else None)
-        out.append({"kind": "missing-summary", "title": f"{n['path']} has no summary property",
-                    "notes": [n["path"]], "action": action,
-                    "suggestion": (f"add summary: {derived!r} (from its first paragraph)" if derived
-                                   else "write a one-line summary property")})
+        if len(T.words(derived)) >= MIN_SUMMARY_WORDS:
+            continue  # its first paragraph already serves as its summary
+        out.append({"kind": "missing-summary", "title": f"{n['path']} has no summary and no first paragraph "
+                                                       "to stand for one", "notes": [n["path"]], "action": None,
+                    "suggestion": "write a one-line summary property (the brief shows it)"})
     return out
+
+
+def _hub_folder(cfg, conn) -> str:
+    """Where the vault keeps its hubs: the configured hub folder, else the folder most authored hubs
+    live in, else Maps/ when it exists, else the vault root."""
+    folder = next((f.strip("/") for f in cfg.hub_folders if f.strip("/")), None)
+    if folder is not None:
+        return folder
+    counts = Counter(f for (f,) in conn.execute("SELECT folder FROM notes WHERE hub = 1 AND private = 0 "
+                                                "AND type != 'journal'"))
+    if counts:
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    return "Maps" if (cfg.vault / "Maps").is_dir() else ""
+
+
+def _project_key(n: dict) -> str:
+    from .brief import PROJECT_FOLDERS
+
+    if n.get("project"):
+        return T.fold(n["project"])
+    parts = (n.get("folder") or "").split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part.lower() in PROJECT_FOLDERS:
+            return T.fold(parts[i + 1])
+    return ""
 
 
 def _no_hub(cfg, conn, by_path, today) -> list[dict]:
@@ -222,39 +252,63 @@ def _no_hub(cfg, conn, by_path, today) -> list[dict]:
         comms = graphdata.communities(graphdata.load(conn))
     except Exception:  # a graph that networkx cannot partition yields no proposal, not an error
         return []
-    folder = next((f.strip("/") for f in cfg.hub_folders if f.strip("/")), None)
-    if folder is None:
-        folder = "Maps" if (cfg.vault / "Maps").is_dir() else ""
-    out = []
+    folder = _hub_folder(cfg, conn)
+    # Who links whom: a note that already links most of a group (an authored hub, a Dendron parent,
+    # an index note) is that group's hub, whatever its type.
+    out_links: dict[str, set[str]] = defaultdict(set)
+    for src, target in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL AND src != target"):
+        if src in by_path:
+            out_links[src].add(target)
+    out, taken = [], set()
     for cm in comms:
         if cm["has_hub"]:
             continue
-        members = [m for m in cm["members"] if m in by_path]
-        if len(members) < 3:
-            continue
-        tags = Counter(t.lower() for m in members for t in json.loads(
-            conn.execute("SELECT tags FROM notes WHERE path = ?", (m,)).fetchone()[0] or "[]")
-            if t.lower() not in T.TYPE_WORDS and t.lower() not in ("journal", "moc", "hub"))
-        top_tag = tags.most_common(1)[0] if tags else None
-        name = (top_tag[0].replace("/", " ").replace("-", " ").title() if top_tag and top_tag[1] >= 2
-                else by_path[members[0]]["display_title"])
+        # a hub stays within one project: a community spanning projects gives one proposal per project
+        groups: dict[str, list[str]] = defaultdict(list)
+        for m in cm["members"]:
+            if m in by_path and by_path[m]["type"] != "journal":
+                groups[_project_key(by_path[m])].append(m)
+        for _key, members in sorted(groups.items()):
+            if len(members) < 3:
+                continue
+            group = set(members)
+            need = max(2, HUB_COVERS * len(group))
+            if any(len(links & group) >= need for links in out_links.values()):
+                continue  # a note already links most of them: it is their hub
+            p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken)
+            if p:
+                taken.add(T.fold(p["action"]["path"]))
+                out.append(p)
+    return out
+
+
+def _hub_proposal(conn, cfg, by_path, members, folder, today, taken: set[str]) -> dict | None:
+    tags = Counter(t.lower() for m in members for t in json.loads(
+        conn.execute("SELECT tags FROM notes WHERE path = ?", (m,)).fetchone()[0] or "[]")
+        if t.lower() not in T.TYPE_WORDS and t.lower() not in ("journal", "moc", "hub"))
+    top_tag = tags.most_common(1)[0] if tags else None
+    names = [by_path[members[0]]["display_title"]]  # the group's most linked note names it
+    if top_tag and top_tag[1] >= 2:
+        names.append(top_tag[0].replace("/", " ").replace("-", " ").title())
+    for name in names:
         try:
             name = M.safe_filename(f"{name} MOC")
         except MemoryPluginError:
             continue
         path = f"{folder}/{name}.md" if folder else f"{name}.md"
-        exists = (cfg.vault / path).exists() or conn.execute("SELECT 1 FROM files WHERE lower(path) = ?",
-                                                              (path.lower(),)).fetchone()
-        shown = members[:15]
-        lines = ["---", "type: hub", f"summary: {propedit.render(f'Hub for {len(members)} related notes, starting with ' + by_path[members[0]]['display_title'] + '.')}",
-                 f"created: {today.isoformat()}", "---", f"# {name}", ""]
-        lines += [f"- [[{M.link_name(conn, m)}]]" for m in shown]
-        action = None if exists else {"op": "create", "path": path, "text": "\n".join(lines) + "\n"}
-        out.append({"kind": "no-hub", "title": f"{len(members)} linked notes around {by_path[members[0]]['display_title']} "
-                                               f"have no hub note", "notes": shown, "score": len(members),
-                    "action": action, "suggestion": f"create {path} linking its members" if action else
-                    f"{path} exists: link the members from it by hand"})
-    return out
+        # a note of that name, or another proposal of it, would make this one a duplicate hub
+        if not M.same_name(conn, name) and not (cfg.vault / path).exists() and T.fold(path) not in taken:
+            break
+    else:
+        return None
+    shown = members[:15]
+    lines = ["---", "type: hub", f"summary: {propedit.render(f'Hub for {len(members)} related notes, starting with ' + by_path[members[0]]['display_title'] + '.')}",
+             f"created: {today.isoformat()}", "---", f"# {name}", ""]
+    lines += [f"- [[{M.link_name(conn, m)}]]" for m in shown]
+    return {"kind": "no-hub", "title": f"{len(members)} linked notes around {by_path[members[0]]['display_title']} "
+                                      f"have no hub note", "notes": shown, "score": len(members),
+            "action": {"op": "create", "path": path, "text": "\n".join(lines) + "\n"},
+            "suggestion": f"create {path} linking its members"}
 
 
 def _superseded_linked(cfg, conn, by_path) -> list[dict]:
@@ -363,7 +417,7 @@ def apply(cfg: Config, props: list[dict], ids: list[int], dry_run: bool = False,
                         results.append({"id": i, "kind": p["kind"], "applied": False, "reason": "exists"})
                         continue
                     atomic_write(full, act["text"])
-                    M._reindex(cfg, [act["path"]])
+                M._reindex(cfg, [act["path"]])  # outside the vault lock
             results.append({"id": i, "kind": p["kind"], "applied": not dry_run, "path": act["path"]})
         elif act["op"] == "set_props":
             changes = [(k, v) for k, v in act["changes"]]

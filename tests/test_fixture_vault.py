@@ -40,6 +40,9 @@ def _linkpath(e):
 def test_expected_link(conn, e):
     rows = conn.execute("SELECT kind, prop, target FROM links WHERE src=? AND linkpath=?",
                         (e["src"], _linkpath(e))).fetchall()
+    if conn.execute("SELECT private FROM notes WHERE path=?", (e["src"],)).fetchone()[0]:
+        assert not rows, "a private note's links are not kept"  # privacy.py: only its path is
+        return
     assert rows, f"no link {e['raw']!r} from {e['src']}"
     want_kind = "property" if e.get("prop") else e["kind"]
     got = [(k, p, t) for k, p, t in rows if k == want_kind and (p or None) == e.get("prop")]
@@ -84,3 +87,38 @@ def test_titles_private_and_broken_yaml(conn):
     assert note("Projects/atlas/decisions/Use Redis for job queue.md")[3:] == ("superseded", "decision")
     secret = props["Personal/Salary negotiation.md"]["secret_in_body"]
     assert not conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{secret}"',)).fetchone()[0]
+
+
+def test_excluded_folders_are_link_targets_but_never_sources(conn):
+    """Templates/ (excluded by default) holds no notes of the graph, yet links to its files resolve."""
+    assert not conn.execute("SELECT count(*) FROM links WHERE src LIKE 'Templates/%'").fetchone()[0]
+    assert not conn.execute("SELECT count(*) FROM notes WHERE path LIKE 'Templates/%'").fetchone()[0]
+    assert conn.execute("SELECT is_note FROM files WHERE path = 'Templates/Weekly review template.md'").fetchone() == (0,)
+    assert conn.execute("SELECT target FROM links WHERE src = 'Maps/Books.md' AND linkpath = 'Books.base'").fetchone() \
+        == ("Templates/Bases/Books.base",)
+    assert not conn.execute("SELECT count(*) FROM links WHERE target IS NULL AND linkpath IN "
+                            "('Books.base', 'Template only target')").fetchone()[0]
+
+
+def test_excluded_folders_stay_out_of_hubs_orphans_brief_and_reorganize(vault, cache_dir):
+    import json
+
+    from conftest import run_cli
+
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    for args in (["hubs", "-n", "100", "--json"], ["orphans", "--json"], ["dangling", "--json"],
+                 ["reorganize", "--json"]):
+        out = run_cli(*args, env=env)
+        assert out.returncode == 0, out.stderr
+        assert "Templates/" not in out.stdout and "Template only target" not in out.stdout, args
+    brief = (cache_dir / "brief.md").read_text(encoding="utf-8")
+    assert "Templates/" not in brief
+    # a file appearing in an excluded folder later becomes a target on the next sync
+    (vault / "Templates" / "Late.md").write_text("# Late\n[[Home]]\n", encoding="utf-8")
+    (vault / "Inbox" / "Points late.md").write_text("See [[Late]].\n", encoding="utf-8")
+    assert run_cli("sync", env=env).returncode == 0
+    c = sqlite3.connect(cache_dir / "index.sqlite")
+    assert c.execute("SELECT target FROM links WHERE src = 'Inbox/Points late.md'").fetchone() == ("Templates/Late.md",)
+    assert not c.execute("SELECT count(*) FROM links WHERE src = 'Templates/Late.md'").fetchone()[0]
+    c.close()

@@ -48,7 +48,7 @@ def _reference(conn, limit):
     for u, v in g.edges():
         if u != v and g.nodes[u].get("kind") == "note" and g.nodes[v].get("kind") == "note":
             h.add_edge(u, v)
-    h.remove_nodes_from([n for n in list(h) if g.nodes[n].get("type") == "journal"])
+    h.remove_nodes_from([n for n in list(h) if g.nodes[n].get("type") == "journal" or g.nodes[n].get("private")])
     comms = []
     if h.number_of_edges():
         for members in _reference_partition(h, {n for n in h if g.nodes[n].get("hub")}, limit):
@@ -62,7 +62,18 @@ def _reference(conn, limit):
     for c in comms:
         for m in c["members"]:
             g.nodes[m]["community"] = c["name"]
-    return comms, json.dumps(nx.node_link_data(g, edges="links"), ensure_ascii=False, default=str)
+    data = nx.node_link_data(g, edges="links")
+    # privacy (issue 9): a private note is an opaque node, numbered as public notes first link to it
+    priv = {n for n, d in g.nodes(data=True) if d.get("private")}
+    ids = {}
+    for e in data["links"]:
+        if e["target"] in priv and e["target"] not in ids:
+            ids[e["target"]] = f"private:{len(ids) + 1}"
+    data["nodes"] = [{"kind": "note", "private": True, "id": ids[n["id"]]} if n["id"] in ids else n
+                     for n in data["nodes"] if n["id"] not in priv or n["id"] in ids]
+    for e in data["links"]:
+        e["target"] = ids.get(e["target"], e["target"])
+    return comms, json.dumps(data, ensure_ascii=False, default=str)
 
 
 @pytest.fixture(scope="module", params=["fixture", "generated"])

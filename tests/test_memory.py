@@ -162,8 +162,14 @@ def test_supersede_changes_only_properties(built):
     before = old.read_text()
     args = ["--type", "decision", "--title", "Pin dependencies with pip-tools",
             "--summary", "Applications compile requirements.txt with pip-compile."]
-    r = remember(built, *args)
-    assert r.returncode == 2 and "near-duplicate" in r.stderr and "supersede" in r.stderr
+    before_tree = hash_tree(built)
+    # --dry-run previews every file it would change: the new note and the superseded one
+    r = remember(built, *args, "--supersedes", "Pin dependencies with uv lock", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "would write Decisions/Pin dependencies with pip-tools.md" in r.stdout
+    assert 'supersedes: "[[Pin dependencies with uv lock]]"' in r.stdout
+    assert "would change Decisions/Pin dependencies with uv lock.md" in r.stdout and "+status: superseded" in r.stdout
+    assert hash_tree(built) == before_tree
     r = remember(built, *args, "--supersedes", "Pin dependencies with uv lock")
     assert r.returncode == 0, r.stderr
     assert "status: superseded" in r.stdout and "+valid_to:" in r.stdout
@@ -231,3 +237,62 @@ def test_set_props_keeps_everything_else():
 
 def test_set_props_without_frontmatter_adds_one():
     assert propedit.set_props("# T\n", [("status", "stale")]) == "---\nstatus: stale\n---\n# T\n"
+
+
+# ---------------------------------------------------------------- the vault's own style
+
+@pytest.fixture
+def devvault(tmp_path):
+    """A developer-style vault: lowercase type folders, a project hub linked from `project`."""
+    v = tmp_path / "dev"
+    for d in ("decisions", "pitfalls", "learning", "hubs"):
+        (v / d).mkdir(parents=True)
+    (v / "hubs/Tollgate.md").write_text("---\ntype: hub\naliases: [tollgate-api]\n---\n# Tollgate\n\n"
+                                        "The payments gateway.\n", encoding="utf-8")
+    (v / "decisions/Use idempotency keys on charges.md").write_text(
+        '---\ntype: decision\nproject: "[[Tollgate]]"\n---\nEvery POST /charges carries an Idempotency-Key.\n',
+        encoding="utf-8")
+    (v / "pitfalls/Webhook signatures use the raw body.md").write_text(
+        '---\ntype: pitfall\nproject: "[[Tollgate]]"\n---\nVerify the HMAC over the raw bytes, not parsed JSON.\n',
+        encoding="utf-8")
+    r = run_cli("--vault", str(v), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return v
+
+
+@pytest.mark.parametrize("type_, folder", [("decision", "decisions"), ("pitfall", "pitfalls"),
+                                           ("learning", "learning"), ("pattern", "Patterns")])
+def test_remember_uses_the_vaults_existing_folder_for_its_type(devvault, type_, folder):
+    r = remember(devvault, "--type", type_, "--title", f"Ledger rounding {type_}", "--summary",
+                 "Round half to even on ledger entries, never in the UI.", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == f"{folder}/Ledger rounding {type_}.md"
+    tops = sorted(p.name for p in devvault.iterdir() if p.is_dir())
+    assert len({t.lower() for t in tops}) == len(tops), tops  # never Decisions/ beside decisions/
+
+
+@pytest.mark.parametrize("given", ["tollgate", "Tollgate", "tollgate-api"])
+def test_remember_links_the_project_hub_when_the_vault_does(devvault, given):
+    r = remember(devvault, "--type", "decision", "--title", "Nightly payout settlement", "--summary",
+                 "Payouts settle once a night at 02:00 UTC in one batch file.", "--project", given, "--json")
+    assert r.returncode == 0, r.stderr
+    text = (devvault / json.loads(r.stdout)["path"]).read_text(encoding="utf-8")
+    assert 'project: "[[Tollgate]]"' in text
+    back = json.loads(mp(devvault, "backlinks", "Tollgate", "--json").stdout)
+    assert "decisions/Nightly payout settlement.md" in [b["src"] for b in back["backlinks"]]
+
+
+def test_remember_writes_project_as_plain_text_where_the_vault_does(built):
+    r = remember(built, "--type", "decision", "--title", "Atlas workers drain on SIGTERM", "--summary",
+                 "Workers finish their claimed job before exiting on SIGTERM.", "--project", "atlas", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "\nproject: atlas\n" in (built / json.loads(r.stdout)["path"]).read_text(encoding="utf-8")
+
+
+def test_validate_raises_confidence_once_a_day(built):
+    conv = built / "Conventions/Snake case module names.md"
+    first = json.loads(mp(built, "validate", "Snake case module names", "--json").stdout)[0]
+    assert first["changed"]["confidence"] == "0.9"
+    text = conv.read_text()
+    second = json.loads(mp(built, "validate", "Snake case module names", "--json").stdout)[0]
+    assert conv.read_text() == text and not second["diff"], second

@@ -26,7 +26,7 @@ def test_lists_numbered_proposals_without_writing(built):
     props = proposals(built)
     assert [p["id"] for p in props] == list(range(1, len(props) + 1))
     kinds = {p["kind"] for p in props}
-    assert {"dangling", "missing-summary", "no-hub"} <= kinds
+    assert {"dangling"} <= kinds
     wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
     assert wal["intended"] == "Concepts/Write-ahead logging.md" and wal["action"]["op"] == "create"
     label_first = next(p for p in props if p["kind"] == "dangling" and p["target"] == "the SQLite decision")
@@ -60,23 +60,26 @@ def test_duplicates_stale_contradiction_superseded_linked(built):
 
 
 def test_apply_only_chosen_safe_proposals(built):
+    (built / "Learnings/Old memory.md").write_text(
+        "---\ntype: learning\nsummary: Something from long ago.\nconfidence: 0.3\ncreated: 2020-01-01\n---\nOld.\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
     props = proposals(built)
     wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
-    summ = next(p for p in props if p["kind"] == "missing-summary" and p["action"])
+    stale = next(p for p in props if p["kind"] == "stale" and p["action"])
     manual = next(p for p in props if not p["action"])
-    note = built / summ["notes"][0]
+    note = built / stale["notes"][0]
     body_before = note.read_text().split("---\n", 2)[2]
     dry = run_cli("--vault", str(built), "reorganize", "--apply", str(wal["id"]), "--dry-run")
     assert dry.returncode == 0 and "+See [[Write-ahead logging]]." in dry.stdout
     assert not (built / "Concepts/WAL.md").exists()
     before = hash_tree(built)
-    r = run_cli("--vault", str(built), "reorganize", "--apply", f"{wal['id']},{summ['id']}", "--apply", str(manual["id"]))
+    r = run_cli("--vault", str(built), "reorganize", "--apply", f"{wal['id']},{stale['id']}", "--apply", str(manual["id"]))
     assert r.returncode == 0, r.stderr
     assert "creating Concepts/WAL.md" in r.stdout and "skipped" in r.stdout
     assert hash_tree(built) != before
     assert (built / "Concepts/WAL.md").exists()
     assert note.read_text().split("---\n", 2)[2] == body_before
-    assert "summary:" in note.read_text()
+    assert "status: stale" in note.read_text()
     dangling = json.loads(run_cli("--vault", str(built), "dangling", "--json").stdout)
     assert "WAL" not in [d["target"] for d in dangling]
 
@@ -89,8 +92,36 @@ def test_apply_unknown_id_writes_nothing(built):
     assert hash_tree(built) == before
 
 
+def _write(vault, rel, text):
+    (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+    (vault / rel).write_text(text, encoding="utf-8")
+
+
+def _community(vault):
+    """Eight linked notes, four in project tollgate and four in project zephyr, one link between them."""
+    names = {"tollgate": ["Ledger entries", "Payout batches", "Refund flow", "Chargeback desk"],
+             "zephyr": ["Sensor uplink", "Firmware channel", "Battery budget", "Antenna tuning"]}
+    for project, ns in names.items():
+        for k, n in enumerate(ns):
+            links = [ns[(k + 1) % len(ns)]]
+            if project == "tollgate" and k == 3:
+                links.append("Sensor uplink")
+            _write(vault, f"Projects/{project}/{n}.md",
+                   f"---\ntype: note\nproject: {project}\ntags: [{project}]\n---\n{n} of {project}. See "
+                   + " ".join(f"[[{o}]]" for o in links) + ".\n")
+    assert run_cli("--vault", str(vault), "sync").returncode == 0
+    return names
+
+
 def test_create_hub_for_community(built):
-    hub = next(p for p in proposals(built) if p["kind"] == "no-hub" and p["action"])
+    names = _community(built)
+    hubs_proposed = [p for p in proposals(built) if p["kind"] == "no-hub"]
+    assert hubs_proposed
+    for p in hubs_proposed:  # each within one project, in the vault's hub folder (Maps/)
+        projects = {n.split("/")[1] if n.startswith("Projects/") else "" for n in p["notes"]}
+        assert len(projects) == 1, p["notes"]
+        assert p["action"]["path"].startswith("Maps/"), p["action"]
+    hub = next(p for p in hubs_proposed if "Projects/tollgate/Ledger entries.md" in p["notes"])
     r = run_cli("--vault", str(built), "reorganize", "--apply", str(hub["id"]))
     assert r.returncode == 0, r.stderr
     path = hub["action"]["path"]
@@ -98,3 +129,37 @@ def test_create_hub_for_community(built):
     assert text.startswith("---\ntype: hub\n") and all(f"[[" in l for l in text.splitlines() if l.startswith("- "))
     hubs = json.loads(run_cli("--vault", str(built), "hubs", "--json", "-n", "50").stdout)
     assert path in [h["path"] for h in hubs]
+    # the new hub is not proposed again, and no other proposal duplicates it
+    again = [p for p in proposals(built) if p["kind"] == "no-hub"]
+    assert not any(set(p["notes"]) & set(hub["notes"]) for p in again), again
+    assert all(p["action"]["path"] != path for p in again)
+    assert names
+
+
+def test_no_summary_only_for_briefed_notes_without_a_first_paragraph(built):
+    _write(built, "Conventions/Tabs nowhere.md", "---\ntype: convention\n---\n# Tabs nowhere\n")
+    _write(built, "Conventions/Spaces everywhere.md",
+           "---\ntype: convention\n---\n# Spaces everywhere\n\nIndent with four spaces in every language we write.\n")
+    _write(built, "Concepts/Bare concept.md", "---\ntype: concept\n---\n# Bare concept\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    missing = [p["notes"][0] for p in proposals(built) if p["kind"] == "missing-summary"]
+    assert missing == ["Conventions/Tabs nowhere.md"], missing
+
+
+def test_stale_only_for_memories_or_stored_confidence_never_superseded(built):
+    old = "created: 2019-01-01\n"
+    _write(built, "Concepts/Old concept.md", f"---\ntype: concept\n{old}---\nA concept from long ago.\n")
+    _write(built, "Conventions/Old convention.md", f"---\ntype: convention\n{old}---\nStill how we work.\n")
+    _write(built, "Projects/atlas/Old atlas note.md", f"---\nproject: atlas\n{old}---\nAtlas history.\n")
+    _write(built, "Decisions/Old decision without confidence.md", f"---\ntype: decision\n{old}---\nWe chose X.\n")
+    _write(built, "Decisions/Old superseded decision.md",
+           f"---\ntype: decision\nstatus: superseded\nconfidence: 0.3\n{old}---\nWe chose Y.\n")
+    _write(built, "Decisions/Old retracted decision.md",
+           f"---\ntype: decision\nstatus: retracted\nconfidence: 0.3\n{old}---\nWe chose Z.\n")
+    _write(built, "Learnings/Old memory.md", f"---\ntype: learning\nconfidence: 0.3\n{old}---\nOld.\n")
+    _write(built, "Concepts/Old confident concept.md", f"---\ntype: concept\nconfidence: 0.3\n{old}---\nOld too.\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    stale = sorted(p["notes"][0] for p in proposals(built) if p["kind"] == "stale")
+    assert stale == ["Concepts/Old confident concept.md", "Learnings/Old memory.md"], stale
+    conf = json.loads(run_cli("--vault", str(built), "explain", "Old atlas note", "--json").stdout)["confidence"]
+    assert conf["effective"] == conf["stored"] == 0.7, conf  # a default it never stored does not decay

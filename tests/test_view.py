@@ -83,8 +83,12 @@ def test_private_notes_and_excluded_folders_never_appear(vault, cache_dir):
     assert len(private) >= 2
     for path, title in private:
         assert path not in html and title not in html, path
-    for secret in ("zzsecret", "sk-test", "Zzexcluded", "Templates/"):
+    for secret in ("zzsecret", "sk-test", "Zzexcluded"):
         assert secret.lower() not in html.lower(), secret
+    # files of excluded folders are link targets only: drawn as such, their own links never
+    data0 = _page_data(html)
+    tpl = [k for k, n in enumerate(data0["nodes"]["id"]) if n.startswith("Templates/")]
+    assert all(data0["edges"][j] not in tpl for j in range(0, len(data0["edges"]), 3))
     data = _page_data(html)
     i = data["nodes"]["id"].index("Inbox/Points at diary.md")
     flat = data["edges"]

@@ -92,7 +92,7 @@ def fresh_snapshot(vault: Path, tmp: Path) -> dict:
     return snap(Path(tmp))
 
 
-def held_locks(cache_dir: Path, names=("index.lock", "outputs.lock", "journal.lock", "pending.lock",
+def held_locks(cache_dir: Path, names=("index.lock", "outputs.lock", "vault.lock", "pending.lock",
                                        "errors.lock")) -> list[str]:
     """The locks in the cache dir that cannot be taken at once (should be none)."""
     from filelock import FileLock, Timeout

@@ -1,0 +1,337 @@
+"""The one duplicate judge, used by `remember` (a would-be note against the vault) and `reorganize`
+(notes already in the vault against each other).
+
+Two notes are near-duplicates when what they SAY overlaps: their summary and body, compared as
+IDF-weighted word vectors (words every other note uses, like "lesson", "notes" or "architecture",
+weigh almost nothing) and as shared word 3-shingles, the passages quoted back as the reason.
+Titles and types adjust the score, never carry it: a title alike with text unlike is no duplicate.
+Notes of two different projects are duplicates only when their text nearly is.
+
+Exact shingle overlap on a few candidates is enough at vault scale: `remember` takes its candidates
+from FTS, `reorganize` from an inverted index of each note's rarest words (`candidate_pairs`).
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable
+
+from . import textutil
+
+# ---------------------------------------------------------------- every weight, in one place
+W_TEXT = 0.75          # share of the score from summary+body similarity (the evidence)
+W_TITLE = 0.25         # share from IDF-weighted title overlap (only counts as far as the text agrees)
+SUMMARY_REPEAT = 2     # the summary is the note's gist: its words count twice in the text vector
+TEXT_MIN = 0.22        # below this text similarity, nothing else can make a duplicate
+THRESHOLD = 0.45       # score at or above which two notes are near-duplicates
+TYPE_PENALTY = 0.8     # score factor when both notes have a type (other than plain "note") and they differ
+CROSS_PROJECT_TEXT = 0.7  # two projects: the text itself must be this alike
+CONTAIN_SHARE = 0.5    # text similarity = (1-s)*cosine + s*containment of the shorter text in the longer
+CONFLICT = 1.0         # score factor lost when all of a title's own rare words are missing from the other note
+MIN_TERMS = 8          # when neither note has this many distinct content words, only identical ones are duplicates
+SHINGLE = 3            # words per shingle for the shared passages
+PASSAGE_WORDS = 12     # a quoted passage is cut to this many words
+MAX_PASSAGES = 2       # passages quoted in a reason
+BOILER_MIN_DF = 5      # a 3-word passage found in at least this many notes is boilerplate (a template)...
+BOILER_SHARE = 0.005   # ...or in this share of the vault's notes, whichever is more; it never counts
+BOILER_SAMPLE = 2000   # notes sampled (evenly) to find boilerplate passages in a large vault
+SIGNATURE = 12         # rarest words per note used to pair candidates in reorganize
+MAX_POSTING = 40       # a signature word shared by more notes than this pairs nothing (too common)
+
+EXTRA_STOP = frozenset("""also one two three may might must shall see via etc e g ie eg""".split())
+_COMBINING = re.compile(r"[\u0300-\u036f]")
+_H1 = re.compile(r"^\s*#[ \t]+[^\n]*\n?")
+
+
+@lru_cache(maxsize=1 << 17)
+def norm(word: str) -> str:
+    """A folded, accent-free word with its plural/verb ending off (retries ~ retry, queued ~ queue)."""
+    w = _COMBINING.sub("", unicodedata.normalize("NFKD", word))
+    if len(w) > 4 and w.endswith(("ies", "ied")):
+        w = w[:-3] + "y"
+    elif len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif len(w) > 4 and w.endswith(("sses", "xes", "ches", "shes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+
+
+_TOKENS: dict[str, tuple[str, str] | None] = {}  # word -> its token, shared by every occurrence
+
+
+def tokens(text: str) -> list[tuple[str, str]]:
+    """[(normalised term, word as written, folded)] of the content words of `text`."""
+    out = []
+    get = _TOKENS.get
+    for w in textutil.words(text or ""):
+        t = get(w, 0)
+        if t == 0:
+            skip = w in textutil.STOPWORDS or w in EXTRA_STOP or (len(w) < 2 and not w.isdigit())
+            t = _TOKENS[w] = None if skip else (norm(w), w)
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def _plain(word: str) -> str:
+    """A word as FTS5's unicode61 tokenizer (remove_diacritics 2) stores it."""
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", word))
+
+
+@dataclass
+class Doc:
+    title: str
+    type: str | None = None
+    project: str | None = None
+    summary: str = ""
+    body: str = ""
+    titles: tuple[str, ...] = ()   # other titles (display title, aliases)
+    path: str | None = None
+    hash: str | None = None
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def title_terms(self) -> dict[str, str]:
+        if "t" not in self._cache:
+            self._cache["t"] = {t: r for name in (self.title, *self.titles) for t, r in tokens(name)}
+        return self._cache["t"]
+
+    def text(self) -> str:
+        """The body without its H1 heading (the title again: it is compared as the title)."""
+        return _H1.sub("", self.body, count=1)
+
+    def _parts(self) -> tuple[list, list]:
+        if "p" not in self._cache:
+            self._cache["p"] = (tokens(self.summary), tokens(self.text()))
+        return self._cache["p"]
+
+    def text_tokens(self) -> list[tuple[str, str]]:
+        s, b = self._parts()
+        return s * SUMMARY_REPEAT + b
+
+    def sequence(self) -> list[tuple[str, str]]:
+        s, b = self._parts()
+        return s + b
+
+
+class Idf:
+    """Inverse document frequency from the vault: `df` maps a term (normalised, or a raw word when
+    `lookup` answers raw words) to how many notes hold it; unknown terms count as rare."""
+
+    def __init__(self, df: dict[str, int] | None, n: int, lookup=None, boilerplate: set | None = None):
+        self.df, self.n, self.lookup = dict(df or {}), max(1, n), lookup
+        self.boilerplate = boilerplate or set()
+        self._memo: dict[str, float] = {}
+
+    def __call__(self, term: str, raw: str | None = None) -> float:
+        key = term if self.lookup is None else (raw or term)
+        v = self._memo.get(key)
+        if v is None:
+            d = self.df.get(key)
+            if d is None and self.lookup is not None:
+                d = self.lookup(key)
+            v = self._memo[key] = math.log((self.n + 1) / ((d or 0) + 1)) + 0.05
+        return v
+
+    @classmethod
+    def from_docs(cls, docs: Iterable[Doc]) -> "Idf":
+        """Word and passage frequencies over the vault's notes (passages found in many notes are
+        templates: they say nothing about what a note is about). Passages are counted on an even
+        sample of at most BOILER_SAMPLE notes, so memory stays bounded at any vault size."""
+        docs = list(docs)
+        df: Counter = Counter()
+        for d in docs:
+            df.update(set(d.title_terms()) | {t for t, _ in d.text_tokens()})
+        step = max(1, math.ceil(len(docs) / BOILER_SAMPLE))
+        sample = docs[::step]
+        sdf: Counter = Counter()
+        for d in sample:
+            seq = [t for t, _ in d.sequence()]
+            sdf.update({hash(tuple(seq[i:i + SHINGLE])) for i in range(len(seq) - SHINGLE + 1)})
+        floor = max(BOILER_MIN_DF, BOILER_SHARE * len(sample))
+        return cls(df, len(docs), boilerplate={g for g, c in sdf.items() if c >= floor})
+
+    @classmethod
+    def from_index(cls, conn) -> "Idf":
+        """Document frequencies straight from the FTS index (fts5vocab), one term at a time."""
+        n = conn.execute("SELECT count(*) FROM notes WHERE private = 0").fetchone()[0]
+        try:
+            conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dupes_vocab USING fts5vocab(main, fts, row)")
+        except Exception:  # an SQLite without fts5vocab: every word counts as rare
+            return cls({}, n, lookup=lambda w: 0)
+
+        def lookup(word: str) -> int:
+            row = conn.execute("SELECT doc FROM temp.dupes_vocab WHERE term = ?", (_plain(word),)).fetchone()
+            return row[0] if row else 0
+
+        return cls({}, n, lookup=lookup)
+
+
+@dataclass
+class Verdict:
+    duplicate: bool
+    score: float
+    text: float
+    title: float
+    reasons: list[str]
+
+
+def _content(d: Doc, idf: Idf) -> list[tuple[str, str]]:
+    """The note's text tokens without the vault's boilerplate passages."""
+    if not idf.boilerplate:
+        return d.text_tokens()
+    key = ("c", id(idf))
+    if key not in d._cache:
+        common: set[str] = set()
+        seq = [t for t, _ in d.sequence()]
+        for i in range(len(seq) - SHINGLE + 1):
+            if hash(tuple(seq[i:i + SHINGLE])) in idf.boilerplate:
+                common.update(range(i, i + SHINGLE))
+        gone = Counter(seq[i] for i in common)
+        kept, left = [], Counter(t for t, _ in d.text_tokens())
+        # drop as many occurrences of each term as the boilerplate holds (summary repeats aside)
+        for t, r in d.text_tokens():
+            if gone[t] > 0 and left[t] <= gone[t] * SUMMARY_REPEAT:
+                left[t] -= 1
+                continue
+            kept.append((t, r))
+        d._cache[key] = kept
+    return d._cache[key]
+
+
+def _vector(toks: list[tuple[str, str]], idf: Idf) -> dict[str, float]:
+    tf = Counter(t for t, _ in toks)
+    raw = {t: r for t, r in toks}
+    return {t: (1 + math.log(c)) * idf(t, raw[t]) for t, c in tf.items()}
+
+
+def _cosine(a: dict[str, float], b: dict[str, float]) -> float:
+    if not a or not b:
+        return 0.0
+    dot = sum(w * b[t] for t, w in a.items() if t in b)
+    na, nb = math.sqrt(sum(w * w for w in a.values())), math.sqrt(sum(w * w for w in b.values()))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+def _containment(a: dict[str, float], b: dict[str, float]) -> float:
+    """How much of the shorter text's weight the longer one holds too."""
+    small, big = (a, b) if sum(a.values()) <= sum(b.values()) else (b, a)
+    total = sum(small.values())
+    return sum(w for t, w in small.items() if t in big) / total if total else 0.0
+
+
+def _passages(a: Doc, b: Doc, boilerplate: set = frozenset()) -> list[str]:
+    """Shared runs of content words (3 or more), longest first, as the words of `a`."""
+    qa, sb = a.sequence(), [t for t, _ in b.sequence()]
+    sa = [t for t, _ in qa]
+    grams = {g for g in (tuple(sb[i:i + SHINGLE]) for i in range(len(sb) - SHINGLE + 1))
+             if hash(g) not in boilerplate}
+    runs, i = [], 0
+    while i <= len(sa) - SHINGLE:
+        if tuple(sa[i:i + SHINGLE]) in grams:
+            j = i + SHINGLE
+            while j < len(sa) and tuple(sa[j - SHINGLE + 1:j + 1]) in grams:
+                j += 1
+            runs.append([w for _, w in qa[i:j]])
+            i = j
+        else:
+            i += 1
+    runs.sort(key=len, reverse=True)
+    return [" ".join(r) for r in runs]
+
+
+def _fold(s: str | None) -> str:
+    return textutil.fold(str(s or "")).strip().strip("[]").strip()
+
+
+def _missing_title_share(mine: dict[str, str], my_text: Counter, theirs: dict[str, str],
+                         their_text: dict[str, float], idf: Idf) -> float:
+    """Share (by IDF weight) of my title's words that my text uses twice or more (what I am about: a
+    name, a key, a tool) and the other note has in neither its title nor its text."""
+    total = sum(idf(t, r) for t, r in mine.items())
+    gone = sum(idf(t, r) for t, r in mine.items()
+               if my_text.get(t, 0) >= 2 and t not in theirs and t not in their_text)
+    return gone / total if total else 0.0
+
+
+def _is_parent(a: str, b: str) -> bool:
+    return "." in b and b.lower().startswith(a.lower() + ".") and not a.lower().endswith(".md")
+
+
+def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
+    """Are `a` and `b` near-duplicates? The verdict carries the score and the reasons."""
+    if a.hash and a.hash == b.hash:
+        return Verdict(True, 1.0, 1.0, 1.0, ["identical content"])
+    va, vb = _vector(_content(a, idf), idf), _vector(_content(b, idf), idf)
+    text = (1 - CONTAIN_SHARE) * _cosine(va, vb) + CONTAIN_SHARE * _containment(va, vb)
+    ta, tb = a.title_terms(), b.title_terms()
+    union = set(ta) | set(tb)
+    wu = sum(idf(t, ta.get(t) or tb.get(t)) for t in union)
+    title = sum(idf(t, ta[t]) for t in set(ta) & set(tb)) / wu if wu else 0.0
+    # the title counts only as far as the text agrees: similar names over unlike text add nothing
+    score = W_TEXT * text + W_TITLE * title * min(1.0, text / TEXT_MIN)
+    # A title's own rare words (the config key, the tool, the place) that the other note never
+    # mentions say the two are about different things, however alike their boilerplate is.
+    ca, cb = Counter(t for t, _ in a.sequence()), Counter(t for t, _ in b.sequence())
+    conflict = max(_missing_title_share(ta, ca, tb, vb, idf), _missing_title_share(tb, cb, ta, va, idf))
+    score *= 1 - CONFLICT * conflict
+    types_differ = bool(a.type and b.type and "note" not in (a.type, b.type) and a.type != b.type)
+    if types_differ:
+        score *= TYPE_PENALTY
+    # Two near-empty notes (tag pages, stubs) look alike by accident; a parent and its child in a
+    # dotted hierarchy (Dendron's `a.b` and `a.b.c`) are one topic split on purpose.
+    tiny = max(len(va), len(vb)) < MIN_TERMS
+    parent = _is_parent(a.title, b.title) or _is_parent(b.title, a.title)
+    pa, pb = _fold(a.project), _fold(b.project)
+    cross_project = bool(pa and pb and pa != pb)
+    dup = score >= THRESHOLD and text >= TEXT_MIN and (not cross_project or text >= CROSS_PROJECT_TEXT) \
+        and not tiny and not parent
+    reasons = [f"text overlap {text:.2f}"]
+    if title >= 0.3:
+        reasons.append(f"title overlap {title:.2f}")
+    if conflict >= 0.3:
+        reasons.append(f"title words the other lacks {conflict:.2f}")
+    shared = _passages(a, b, idf.boilerplate)[:MAX_PASSAGES]
+    if shared:
+        reasons.append("shared: " + "; ".join(
+            f"“{' '.join(p.split()[:PASSAGE_WORDS])}{' …' if len(p.split()) > PASSAGE_WORDS else ''}”"
+            for p in shared))
+    if a.type and a.type == b.type:
+        reasons.append(f"same type {a.type}")
+    elif types_differ:
+        reasons.append(f"types differ ({a.type}, {b.type})")
+    if cross_project:
+        reasons.append(f"projects differ ({a.project}, {b.project})")
+    if parent:
+        reasons.append("one is the other's child in the hierarchy")
+    return Verdict(dup, round(min(score, 1.0), 3), round(text, 3), round(title, 3), reasons)
+
+
+def candidate_pairs(docs: list[Doc], idf: Idf) -> set[tuple[int, int]]:
+    """Index pairs worth judging: notes that share at least two of their rarest words, or their content."""
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        v = _vector(d.text_tokens() + list(d.title_terms().items()), idf)
+        for t in sorted(v, key=lambda t: (-v[t], t))[:SIGNATURE]:
+            postings[t].append(i)
+    shared: Counter = Counter()
+    for ids in postings.values():
+        if 1 < len(ids) <= MAX_POSTING:
+            for k, x in enumerate(ids):
+                for y in ids[k + 1:]:
+                    shared[(x, y)] += 1
+    pairs = {p for p, c in shared.items() if c >= 2}
+    by_hash: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        if d.hash:
+            by_hash[d.hash].append(i)
+    for ids in by_hash.values():
+        pairs |= {(x, y) for k, x in enumerate(ids) for y in ids[k + 1:]}
+    return pairs

@@ -1,0 +1,93 @@
+"""What "private" means: one definition, fail-closed, used by the parser, the hooks' quick check,
+every output and the journal (standard library only: the hooks import it).
+
+A note is private when any line of its frontmatter gives the key `private` (any case, quoted or
+not, at any indentation, in a flow mapping too) a true value in any YAML spelling: true, yes, on,
+y or 1, any case, quoted or not, with or without a tag (`!!bool`), anchor or trailing comment. The
+lines are read as text, so the answer does not depend on the YAML parsing: an unclosed quote on
+another line or a tab-indented key cannot make a private note public. When the value cannot be
+known without YAML (an alias `*x`, a block scalar, a value on the next line), the note is private.
+"""
+from __future__ import annotations
+
+import re
+
+TRUE_WORDS = frozenset({"true", "yes", "on", "y", "1"})
+_FALSE_WORDS = frozenset({"false", "no", "off", "n", "0", "null", "~"})
+# How much of a file the hooks read to decide; a frontmatter still open after this is private.
+HEAD_BYTES = 256 * 1024
+
+# `private` as a whole key: not `is_private`, not `private_notes`. Anchored by the literal word, and
+# `.*` runs once to the end of the line, so the scan is linear in the text.
+_KEY = re.compile(r"""(?<![\w.-])["']?private["']?[ \t]*:(.*)""", re.I)
+
+
+def _value_says_true(value: str) -> bool | None:
+    """True / False for a value on the key's line; None when the value is elsewhere (next line,
+    block scalar, alias): the caller then fails closed."""
+    v = value.strip()
+    if " #" in v or "\t#" in v:
+        v = re.split(r"[ \t]#", v, maxsplit=1)[0].strip()
+    v = re.split(r"[,}\]]", v, maxsplit=1)[0].strip()  # `{a: 1, private: true, b: 2}`
+    words = [w for w in v.split() if not w.startswith(("!", "&"))]  # tags and anchors
+    v = " ".join(words).strip().strip("'\"").strip().lower()
+    if not v or v in ("|", ">", "|-", ">-", "|+", ">+") or v.startswith("*"):
+        return None
+    return v in TRUE_WORDS
+
+
+def says_private(text: str, complete: bool = True) -> bool:
+    """Whether the note whose text starts with `text` is private. `complete=False` when `text` is only
+    the head of the file: a frontmatter that is still open at its end counts as private. Lines are
+    read one by one up to the closing fence, so a long body is never split or scanned."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.startswith("---"):
+        return False
+    nl = text.find("\n")
+    if (text if nl < 0 else text[:nl]).rstrip() != "---":
+        return False
+    pos, n = (len(text) if nl < 0 else nl + 1), len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl < 0 else nl
+        line = text[pos:end]
+        pos = end + 1
+        if line.rstrip() in ("---", "..."):
+            return False
+        if "private" not in line.lower():
+            continue
+        m = _KEY.search(line)
+        if not m:
+            continue
+        said = _value_says_true(m.group(1))
+        if said:
+            return True
+        if said is None:  # the value is not on this line: fail closed unless it is plainly absent
+            nxt_end = text.find("\n", pos)
+            nxt = text[pos:n if nxt_end < 0 else nxt_end].strip() if pos < n else ""
+            nxt = nxt[2:].strip() if nxt.startswith("- ") else nxt
+            if m.group(1).strip() == "" and (not nxt or nxt in ("---", "...") or ":" in nxt or
+                                             nxt.strip("'\"").lower() in _FALSE_WORDS):
+                continue  # `private:` alone (YAML null), or followed by the next key or a false
+            return True
+    # no closing fence: Obsidian shows no properties, but the lines still said what they said
+    return not complete
+
+
+def head_says_private(raw: bytes, complete: bool) -> bool:
+    """The one decision, from a file's first bytes: the parser and the hooks both decide on the first
+    HEAD_BYTES (`complete`: `raw` is the whole file), so they can never disagree."""
+    return says_private(raw[:HEAD_BYTES].decode("utf-8", errors="replace"),
+                        complete=complete and len(raw) <= HEAD_BYTES)
+
+
+def file_says_private(path: str) -> bool | None:
+    """Read the head of a note file and decide; None when the file cannot be read (missing, moved,
+    unreadable): callers treat that as private."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(HEAD_BYTES + 1)
+    except OSError:
+        return None
+    return head_says_private(raw, complete=True)

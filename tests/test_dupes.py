@@ -1,0 +1,186 @@
+"""The duplicate judge: what notes say decides, not the shape of their titles (issue 12)."""
+import json
+import unicodedata
+
+import pytest
+
+from conftest import hash_tree, run_cli
+
+ORCHID = """---
+type: learning
+summary: Water orchids only when the bark is dry; standing water rots the roots.
+tags: [learning, plants]
+---
+# Orchid lesson
+
+Phalaenopsis in bark mix: soak the pot for ten minutes once a week, let it drain fully, and never
+leave the pot standing in a saucer of water. Yellow leaves at the base mean overwatering.
+"""
+
+WEBHOOK = """---
+type: pitfall
+project: tollgate
+summary: After a Tollgate outage every merchant's queued webhook deliveries are retried at once and the retries overwhelm the merchants' endpoints.
+tags: [pitfall, webhooks]
+status: open
+---
+# Webhook retry storms
+
+When the delivery workers came back after the 40-minute outage on 2026-10-14, all queued webhook
+events were retried immediately, with no jitter. Merchants' servers received thousands of requests
+in a minute, answered 503, and each failed delivery was queued for another retry, so the storm fed
+itself. Fix: exponential backoff with full jitter per merchant, and at most 4 concurrent deliveries
+per merchant.
+"""
+
+ARCH_ATLAS = """---
+type: architecture
+project: atlas
+tags: [architecture]
+---
+# Architecture
+
+Atlas is a Go API in front of a Postgres job table; Python workers claim jobs with SKIP LOCKED and
+report progress over gRPC. Deployments are blue-green behind the load balancer.
+"""
+
+ARCH_BEACON = """---
+type: architecture
+project: beacon
+tags: [architecture]
+---
+# Architecture
+
+Beacon is a single-binary command line tool: a Typer front end, a TOML config loader and a plugin
+registry discovered from entry points. Nothing runs as a service.
+"""
+
+
+@pytest.fixture
+def built(vault):
+    (vault / "Learnings/Orchid lesson.md").write_text(ORCHID, encoding="utf-8")
+    (vault / "Projects/tollgate/pitfalls").mkdir(parents=True)
+    (vault / "Projects/tollgate/pitfalls/Webhook retry storms.md").write_text(WEBHOOK, encoding="utf-8")
+    (vault / "Projects/atlas/Architecture.md").write_text(ARCH_ATLAS, encoding="utf-8")
+    (vault / "Projects/beacon/Architecture.md").write_text(ARCH_BEACON, encoding="utf-8")
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return vault
+
+
+def remember(vault, *args):
+    return run_cli("--vault", str(vault), "remember", *args, "--json")
+
+
+def test_chess_lesson_is_not_a_duplicate_of_orchid_lesson(built):
+    r = remember(built, "--type", "learning", "--title", "Chess lesson",
+                 "--summary", "In rook endgames put the rook behind the passed pawn.",
+                 "--body", "Tarrasch's rule: rooks belong behind passed pawns, yours or the opponent's. "
+                           "Cutting the king off along a file wins more endgames than checking from the front.")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"].endswith("Chess lesson.md")
+
+
+@pytest.mark.parametrize("title, summary, body", [
+    ("Retry storms", "TanStack Query retries failed queries three times by default, so a flaky API gets hammered "
+                     "by every open tab.",
+     "Each mounted useQuery retries on its own timer; with twenty components on one page a failing endpoint gets "
+     "sixty requests. Set retry: 1 in the QueryClient defaults and show the error state instead."),
+    ("Retry storm", "A Kafka consumer that fails a message and seeks back re-reads the same batch forever.",
+     "The consumer catches the exception, does not commit the offset and polls again; the same poison message is "
+     "consumed thousands of times a minute. Send it to a dead-letter topic after three attempts."),
+])
+def test_similar_titles_about_other_things_are_written(built, title, summary, body):
+    r = remember(built, "--type", "pitfall", "--title", title, "--summary", summary, "--body", body)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_real_duplicate_in_other_words_is_refused_with_shared_passages(built):
+    before = hash_tree(built)
+    r = remember(built, "--type", "pitfall", "--project", "tollgate",
+                 "--title", "Webhook retries storm merchants after an outage",
+                 "--summary", "When Tollgate recovers from downtime, the backlog of webhook deliveries is resent "
+                              "to merchants all at once and knocks their servers over.",
+                 "--body", "Seen after the October 14 outage: the delivery queue drained with no delay between "
+                           "attempts, merchants answered 503, and every failed delivery was queued to be retried "
+                           "again. Spread retries with backoff and jitter, and cap concurrent deliveries per merchant.")
+    assert r.returncode == 2, r.stdout
+    assert "near-duplicate" in r.stderr and "Webhook retry storms.md" in r.stderr
+    assert "shared:" in r.stderr and r.stderr.count("\n") == 1
+    assert hash_tree(built) == before
+
+
+def test_two_architecture_notes_in_two_projects_are_not_duplicates(built):
+    r = run_cli("--vault", str(built), "reorganize", "--json")
+    assert r.returncode == 0, r.stderr
+    dups = [p["notes"] for p in json.loads(r.stdout)["proposals"] if p["kind"] == "duplicate"]
+    assert not any(all(n.endswith("Architecture.md") for n in pair) for pair in dups), dups
+
+
+def test_reorganize_finds_a_reworded_duplicate_and_says_why(built):
+    (built / "Projects/tollgate/pitfalls/Retries flood merchants after downtime.md").write_text(
+        "---\ntype: pitfall\nproject: tollgate\nsummary: Once Tollgate is back from an outage, queued webhook "
+        "deliveries to merchants are all retried immediately and take their endpoints down.\n---\n"
+        "After the October incident the workers resent every queued webhook event with no jitter; merchants "
+        "answered 503 and each failed delivery was queued for another retry. Use backoff with jitter per "
+        "merchant and cap concurrent deliveries.\n", encoding="utf-8")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    props = json.loads(run_cli("--vault", str(built), "reorganize", "--json").stdout)["proposals"]
+    dup = [p for p in props if p["kind"] == "duplicate"]
+    pair = {"Projects/tollgate/pitfalls/Retries flood merchants after downtime.md",
+            "Projects/tollgate/pitfalls/Webhook retry storms.md"}
+    hit = next(p for p in dup if set(p["notes"]) == pair)
+    assert any(r.startswith("shared:") for r in hit["reasons"]), hit
+
+
+def test_same_text_in_two_projects_is_a_duplicate_other_text_is_not(built):
+    same = ARCH_ATLAS.replace("project: atlas", "project: beacon")
+    (built / "Inbox/Architecture copy.md").write_text(same, encoding="utf-8")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    props = json.loads(run_cli("--vault", str(built), "reorganize", "--json").stdout)["proposals"]
+    pairs = [set(p["notes"]) for p in props if p["kind"] == "duplicate"]
+    assert {"Inbox/Architecture copy.md", "Projects/atlas/Architecture.md"} in pairs
+
+
+@pytest.mark.parametrize("title", ["use sqlite FOR local state", "USE SQLITE FOR LOCAL STATE"])
+def test_a_title_differing_only_in_case_is_that_note(built, title):
+    before = hash_tree(built)
+    r = remember(built, "--type", "decision", "--title", title, "--summary", "Llamas graze on the high plateau.")
+    assert r.returncode == 2 and "Decisions/Use SQLite for local state.md" in r.stderr, r.stdout + r.stderr
+    assert "--merge" in r.stderr
+    assert hash_tree(built) == before
+
+
+def test_a_title_differing_only_in_unicode_form_is_that_note(built):
+    before = hash_tree(built)
+    nfd = unicodedata.normalize("NFD", "CAFÉ au lait rule")
+    r = remember(built, "--type", "note", "--title", nfd, "--summary", "Llamas graze on the high plateau.")
+    assert r.returncode == 2 and "Café au lait rule.md" in r.stderr, r.stdout + r.stderr
+    assert hash_tree(built) == before
+    # --force never makes a second file Obsidian would confuse with the first one
+    r = remember(built, "--type", "note", "--title", nfd, "--summary", "Llamas graze on the high plateau.", "--force")
+    assert r.returncode == 0, r.stderr
+    path = json.loads(r.stdout)["path"]
+    name = unicodedata.normalize("NFC", path.rsplit("/", 1)[-1]).casefold()
+    assert name != "café au lait rule.md"
+
+
+def test_merge_into_the_case_variant(built):
+    r = remember(built, "--type", "decision", "--title", "use sqlite for local state",
+                 "--summary", "WAL mode is on.", "--merge", "use sqlite FOR local state")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == "Decisions/Use SQLite for local state.md"
+
+
+def test_judge_unit_generic_words_count_for_little():
+    from memory_plugin import dupes
+
+    idf = dupes.Idf({"lesson": 40, "notes": 60, "rook": 1, "orchid": 1}, 100)
+    a = dupes.Doc("Chess lesson", "learning", None, "Rooks go behind passed pawns.", "")
+    b = dupes.Doc("Orchid lesson", "learning", None, "Water orchids when the bark is dry.", "")
+    v = dupes.judge(a, b, idf)
+    assert not v.duplicate and v.score < 0.2
+    body = "Tarrasch's rule: rooks belong behind passed pawns, yours or the opponent's; cut the king off on a file."
+    a2 = dupes.Doc("Chess lesson", "learning", None, "Rooks go behind passed pawns.", body)
+    c = dupes.Doc("Chess endgame lesson", "learning", None, "Rooks go behind passed pawns in endgames.", body)
+    assert dupes.judge(a2, c, idf).duplicate
