@@ -1,7 +1,7 @@
-"""Hook benchmarks (issue 3): each hook as a whole process at 1k/10k/50k notes, median and p95 of
+"""Hook benchmarks (issue 3): each hook as a whole process at 1k/10k/100k notes, median and p95 of
 >= 20 runs, with the ratio to a bare `python -c pass` measured in the same run.
 
-    .venv/bin/python bench/bench_hooks.py [--sizes 1000,10000,50000] [--runs 20] [--write]
+    .venv/bin/python bench/bench_hooks.py [--sizes 1000,10000,100000] [--runs 20] [--write]
 """
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 
-from common import EXE, OUT, machine, median, p95, publish, timed, vault
+from common import EXE, OUT, load_avg, machine, median, p95, publish, timed, vault
+
+LOADS: dict[int, str] = {}
 
 
 def _wait_idle(cache) -> None:
@@ -41,6 +43,7 @@ def bench_size(n: int, runs: int, work) -> dict:
     original = target.read_bytes()
     res: dict[str, list[float]] = {"session-start": [], "post-tool-use (vault note)": [],
                                    "post-tool-use (other file)": [], "session-end": []}
+    start = load_avg()
     try:
         for i in range(runs):
             w, _ = timed([EXE, "hook", "session-start"], env=env,
@@ -63,12 +66,13 @@ def bench_size(n: int, runs: int, work) -> dict:
         target.write_bytes(original)
         for p in (v / "journal").glob("*.md"):
             p.unlink()
+    LOADS[n] = f"{start}–{load_avg()}"
     return res
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="1000,10000,50000")
+    ap.add_argument("--sizes", default="1000,10000,100000")
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
@@ -94,6 +98,8 @@ def main() -> None:
         ratio = median(results[mid][hook]) / b
         growth = median(results[sizes[-1]][hook]) / median(results[sizes[0]][hook])
         lines.append(f"| {hook} | ≤ {budget * 1000:.0f} ms | " + " | ".join(cells) + f" | {ratio:.1f}× | {growth:.2f} |")
+    lines += ["", "Load average (1 min) at the start and end of each size (the machine is shared): "
+              + ", ".join(f"{n:,} notes {LOADS[n]}" for n in sizes) + "."]
     publish("hooks", lines, a.write)
 
 

@@ -106,3 +106,58 @@ def publish(name: str, lines: list[str], write: bool) -> None:
     print(text)
     if write:
         write_section(name, text)
+
+
+def load_avg() -> str:
+    """The 1-minute load average: the machine is shared, so every figure says how busy it was."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def _session_pss_kb(sid: int) -> int:
+    """Total PSS (shared pages split between the processes sharing them) of a process session."""
+    total = 0
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                st = f.read()
+            if int(st[st.rindex(b")") + 2:].split()[3]) != sid:
+                continue
+            with open(f"/proc/{d}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+                        break
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def timed_tree(cmd: list[str], *, env: dict | None = None, cwd=None) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS of the largest process (MB, GNU time) and peak total PSS of the
+    process and every worker it starts (MB, sampled every 50 ms from /proc)."""
+    import threading
+
+    gtime = shutil.which("time") or "/usr/bin/time"
+    OUT.mkdir(parents=True, exist_ok=True)
+    fmt_file = OUT / f".time-{os.getpid()}"
+    t0 = time.perf_counter()
+    p = subprocess.Popen([gtime, "-f", "%M", "-o", str(fmt_file)] + cmd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, env={**os.environ, **(env or {})}, cwd=cwd, start_new_session=True)
+    peak = [0]
+
+    def sample():
+        while p.poll() is None:
+            peak[0] = max(peak[0], _session_pss_kb(p.pid))
+            time.sleep(0.05)
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    err = p.stderr.read()
+    p.wait()
+    wall = time.perf_counter() - t0
+    th.join()
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {err[-2000:].decode(errors='replace')}")
+    rss = int(fmt_file.read_text().strip().splitlines()[-1]) / 1024
+    return wall, rss, peak[0] / 1024

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import EXE, GEN, OUT, machine, timed, vault as gen_vault, write_section  # noqa: E402
+from common import EXE, GEN, OUT, load_avg, machine, median, timed, vault as gen_vault, write_section  # noqa: E402
 
 PY = sys.executable
 GRAPHIFY = str(Path(PY).parent / "graphify")
@@ -33,6 +33,13 @@ REAL_KNOBS = ["--path-link-share", "0.25", "--case-variant-link-share", "0.12", 
               "--md-link-share", "0.05", "--non-ascii-share", "0.12", "--hub-share", "0.03",
               "--hub-out-links", "120", "--code-share", "0.1", "--comment-share", "0.1"]
 REAL_NOTES = 3000
+RUNS = 1  # full builds per tool (--runs): the median wall and the largest RSS are reported
+
+
+def builds(fn) -> tuple[float, float]:
+    """`fn()` -> (wall, rss), RUNS times: median wall, largest RSS."""
+    rs = [fn() for _ in range(RUNS)]
+    return median([w for w, _ in rs]), max(r for _, r in rs)
 
 OT_SCRIPT = r"""
 import json, sys
@@ -91,7 +98,7 @@ def run_memory_plugin(vault: Path, work: Path, query: str) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     env = {"MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
     res = {}
-    res["build"] = timed([EXE, "rebuild"], env=env)
+    res["build"] = builds(lambda: timed([EXE, "rebuild"], env=env))
     note = pick_note(vault)
     edit(note, 1)
     res["update"] = timed([EXE, "reindex", str(note)], env=env)
@@ -114,7 +121,11 @@ def run_graphify(vault: Path, work: Path, query: str) -> dict:
     for k in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         env[k] = ""
     res = {}
-    res["build"] = timed([GRAPHIFY, "update", str(copy)], env=env, cwd=copy)
+
+    def fresh_build():
+        shutil.rmtree(copy / "graphify-out", ignore_errors=True)  # no cache: a full build each time
+        return timed([GRAPHIFY, "update", str(copy)], env=env, cwd=copy)
+    res["build"] = builds(fresh_build)
     note = copy / pick_note(vault).relative_to(vault)
     edit(note, 1)
     res["update"] = timed([GRAPHIFY, "update", str(copy)], env=env, cwd=copy)
@@ -139,7 +150,7 @@ def run_obsidiantools(vault: Path, work: Path, query_note: str) -> dict:
     script = work / "ot_run.py"
     script.write_text(OT_SCRIPT)
     res = {}
-    res["build"] = timed([PY, str(script), str(vault), "build"])
+    res["build"] = builds(lambda: timed([PY, str(script), str(vault), "build"]))
     note = pick_note(vault)
     edit(note, 3)
     res["update"] = timed([PY, str(script), str(vault), "build"])  # no incremental path: everything again
@@ -171,7 +182,10 @@ def main() -> int:
     ap.add_argument("--no-real", action="store_true")
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--write", action="store_true", help="the default; accepted like the other benchmarks")
+    ap.add_argument("--runs", type=int, default=1, help="full builds per tool (median wall, largest RSS)")
     a = ap.parse_args()
+    global RUNS
+    RUNS = a.runs
     vaults = [(f"generated {int(n):,}", gen_vault(int(n))) for n in a.sizes.split(",") if n]
     if not a.no_real:
         real = OUT / f"vault-real-{REAL_NOTES}"
@@ -198,7 +212,9 @@ def main() -> int:
             shutil.copytree(pristine, copy)
             print(f"{label}: {tool} ...", file=sys.stderr, flush=True)
             try:
+                start = load_avg()
                 r = fn(copy, work, q)
+                r["load"] = f"{start}–{load_avg()}"
                 got = {e for e in r["edges"] if not e[1].startswith("?compare target")}  # our edits
                 r["recall"], r["precision"] = score(got, want)
             except Exception as e:  # a peer that fails a step is reported, not dropped
@@ -207,7 +223,7 @@ def main() -> int:
         mp = results["memory-plugin"]
         for tool, r in results.items():
             if "error" in r:
-                rows.append(f"| {label} | {tool} | failed: {r['error']} | | | | |")
+                rows.append(f"| {label} | {tool} | failed: {r['error']} | | | | | |")
                 continue
             upd = fmt(r["update"])
             if tool == "memory-plugin":
@@ -224,7 +240,7 @@ def main() -> int:
             else:
                 qry += " (`query`, FTS + graph)"
             rows.append(f"| {label} | {tool} | {fmt(r['build'])} | {upd} | {qry} | "
-                        f"{r['recall']:.3f} | {r['precision']:.3f} |")
+                        f"{r['recall']:.3f} | {r['precision']:.3f} | {r['load']} |")
             if tool != "memory-plugin" and "error" not in mp:
                 ratios.append(f"- {label}, {tool} / memory-plugin: build {r['build'][0] / mp['build'][0]:.1f}× wall, "
                               f"{r['build'][1] / mp['build'][1]:.1f}× RSS; update {r['update'][0] / mp['update'][0]:.1f}×; "
@@ -233,13 +249,15 @@ def main() -> int:
         print(f"{label}: {len(want)} ground-truth edges", file=sys.stderr)
     body = "\n".join([
         "## memory-plugin vs graphify vs obsidiantools (`bench/compare.py`)", "",
-        f"`python bench/compare.py --sizes {a.sizes}{' --no-real' if a.no_real else ''}`; "
+        f"`python bench/compare.py --sizes {a.sizes}{' --no-real' if a.no_real else ''} --runs {a.runs}`; "
         f"memory-plugin {version('memory-plugin')}, graphifyy {version('graphifyy')}, "
-        f"obsidiantools {version('obsidiantools')}. Every figure is one whole process (wall / peak RSS, GNU time); "
-        f"load average at start {load[0]:.2f}.", "",
+        f"obsidiantools {version('obsidiantools')}. Every figure is a whole process (wall / peak RSS, GNU time); "
+        f"full build: median of {a.runs} run(s) (graphify without its cache each time), the rest one run; "
+        f"load average at start {load[0]:.2f}, and per tool (1 min, at its start and end) in the last column: "
+        "the machine is shared.", "",
         f"Real-shaped vault: `gen_vault.py --notes {REAL_NOTES} --seed 1 {' '.join(REAL_KNOBS)}`.", "",
-        "| vault | tool | full build | update after one edited note | one query | edge recall | edge precision |",
-        "|---|---|---|---|---|---|---|", *rows, "",
+        "| vault | tool | full build | update after one edited note | one query | edge recall | edge precision | load |",
+        "|---|---|---|---|---|---|---|---|", *rows, "",
         "Edge recall / precision: unique (source note, target) pairs against `.groundtruth/links.jsonl`, "
         "dangling targets included (as their lowercased name), same-note links left out. graphify keeps only "
         "links that resolve to a page (no dangling nodes); obsidiantools keys notes by file name, so "

@@ -10,7 +10,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_query.py", []), ("bench_view.py", []),
-           ("compare.py", []), ("reliability_summary.py", [])]
+           ("bench_scale.py", []), ("compare.py", []), ("reliability_summary.py", [])]
 
 
 def main() -> int:

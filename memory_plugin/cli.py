@@ -45,6 +45,22 @@ def cli(ctx, vault, cache_dir, config_file):
     ctx.obj = Ctx(vault, cache_dir, config_file)
 
 
+# Commands that write the vault or the index: the brief is collected again after each, so that the
+# next session starts from what they wrote (a dry run changes nothing, so neither does the brief).
+WRITE_COMMANDS = frozenset({"remember", "supersede", "contradicts", "validate", "retract", "reorganize",
+                            "reindex", "sync"})
+
+
+@cli.result_callback()
+@click.pass_context
+def _after(ctx, result, **_):
+    if ctx.invoked_subcommand in WRITE_COMMANDS and ctx.obj is not None and ctx.obj._cfg is not None:
+        from . import brief
+
+        brief.refresh(ctx.obj.cfg)
+    return result
+
+
 def _open(c: Ctx):
     from .index import open_index
 
@@ -233,6 +249,24 @@ def conventions(c: Ctx, as_json):
         click.echo(f"    {r['summary'] or '(no summary)'}")
 
 
+def _project_of(conn, info: dict) -> str:
+    """The note's project as explain shows it: its name, the project's title, and whether it is the
+    working folder's project (project.detect). Sets info["project_title"] and info["current_project"]."""
+    from . import project as P
+
+    cat = P.catalog(conn)
+    mine = next((p for p in cat if info["project"] and P.key(info["project"]) in p["keys"]), None)
+    if mine is None and info.get("hub"):
+        mine = next((p for p in cat if p["hub"] == info["path"]), None)
+    if mine is None:
+        return info["project"] or ""
+    current = P.detect(cat).project
+    info["project_title"] = mine["title"]
+    info["current_project"] = bool(current and current["name"] == mine["name"])
+    return (f"{info['project'] or mine['name']} (project {mine['title']}"
+            + (", the current project)" if info["current_project"] else ")"))
+
+
 @cli.command()
 @click.argument("note")
 @json_opt
@@ -254,11 +288,12 @@ def explain(c: Ctx, note, as_json):
         info["confidence"] = effective_confidence(c.cfg, conn, path)
     except ImportError:
         pass
+    project_line = _project_of(conn, info)
     if as_json:
         return echo_json(info)
     click.echo(f"{info['display_title']}  ({path})")
     click.echo(f"type: {info['type']}" + (f" · status: {info['status']}" if info["status"] else "")
-               + (f" · project: {info['project']}" if info["project"] else ""))
+               + (f" · project: {project_line}" if project_line else ""))
     if info.get("confidence"):
         click.echo(f"confidence: {info['confidence']}")
     if info["summary"]:
@@ -379,7 +414,7 @@ def run(argv: list[str]) -> int:
         return 1
     except click.UsageError as e:  # one line, like every other error
         where = e.ctx.command_path if e.ctx else "memory-plugin"
-        click.echo(f"Error: {e.format_message()} (see `{where} --help`)", err=True)
+        click.echo(f"Error: {' '.join(e.format_message().split())} (see `{where} --help`)", err=True)
         return 2
     except click.ClickException as e:
         e.show()

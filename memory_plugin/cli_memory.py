@@ -35,6 +35,30 @@ def _edit_command(cli: click.Group, name: str, args: tuple[str, ...], doc: str) 
     cli.command(name, help=doc)(command)
 
 
+def _memory_project(c: Ctx, type_: str, project: str | None, no_project: bool) -> tuple[str | None, str]:
+    """The project a new memory belongs to (project.resolve) and, when it came from the working
+    folder, a line saying so."""
+    from . import project as P
+    from .index import IndexMissing, open_index
+
+    if no_project:
+        return None, ""
+    if not project and (type_ or "").strip().lower() == "convention":
+        return None, ""
+    try:
+        conn = open_index(c.cfg)
+    except IndexMissing:
+        return project, ""
+    try:
+        name, m = P.resolve(conn, project)
+    finally:
+        conn.close()
+    if project or not name:
+        return name, ("" if project or not m.ambiguous else
+                      f"none: {m.describe()}; give --project")
+    return name, f"{name} (from {m.via}; --no-project for none)"
+
+
 def register(cli: click.Group) -> None:
     @cli.command()
     @click.argument("text")
@@ -47,9 +71,13 @@ def register(cli: click.Group) -> None:
     @click.pass_obj
     def query(c: Ctx, text, type_, project, history, budget, as_json):
         """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
+        from . import project as P
         from . import query as Q
 
-        res = Q.query(c.cfg, _open(c), text, type_=type_, project=project, history=history, budget=budget,
+        conn = _open(c)
+        if project:  # any name the project goes by: its hub's title, an alias, its repository
+            project = P.resolve(conn, project)[0]
+        res = Q.query(c.cfg, conn, text, type_=type_, project=project, history=history, budget=budget,
                       as_json=as_json)
         if res["notice"]:
             click.echo(res["notice"], err=True)
@@ -82,7 +110,9 @@ def register(cli: click.Group) -> None:
     @click.option("--summary", required=True, help="One sentence: what to remember.")
     @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
     @click.option("--link", "links", multiple=True, help="A note to link to (repeatable).")
-    @click.option("--project", help="The project this memory belongs to.")
+    @click.option("--project", help="The project this memory belongs to (any of its names; default: the "
+                  "working folder's project, except for conventions).")
+    @click.option("--no-project", is_flag=True, help="Belongs to no project, whatever the working folder.")
     @click.option("--body", help="Body text (markdown).")
     @click.option("--body-file", type=click.Path(allow_dash=True), help="Read the body from a file, - for stdin.")
     @click.option("--merge", help="Append a dated section to this existing note instead.")
@@ -91,8 +121,8 @@ def register(cli: click.Group) -> None:
     @dry_opt
     @json_opt
     @click.pass_obj
-    def remember(c: Ctx, type_, title, summary, tags, links, project, body, body_file, merge, supersedes, force,
-                 dry_run, as_json):
+    def remember(c: Ctx, type_, title, summary, tags, links, project, no_project, body, body_file, merge, supersedes,
+                 force, dry_run, as_json):
         """Write a new typed memory note (refuses near-duplicates unless --merge or --force)."""
         from pathlib import Path
 
@@ -108,6 +138,7 @@ def register(cli: click.Group) -> None:
                 raise M.MemoryWriteError("the body on stdin is not UTF-8 text: convert it and try again") from None
         elif body_file:
             body = M.read_text(Path(body_file), "body file")
+        project, detected = _memory_project(c, type_, project, no_project)
         res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,
                          project=project, body=body, merge=merge, force=force, dry_run=dry_run,
                          supersedes=supersedes)
@@ -118,6 +149,8 @@ def register(cli: click.Group) -> None:
             click.echo(res["diff"].rstrip("\n"))
             return
         click.echo(f"{'would write' if dry_run else 'wrote'} {res['path']}")
+        if detected:
+            click.echo(f"  project: {detected}")
         for p in res["links"]:
             click.echo(f"  related: {p}")
         for p in res["concepts"]:

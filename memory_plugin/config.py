@@ -26,6 +26,7 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "journal_folder": (str, "journal"),
     "rebuild_after_days": ((int, float), 7),
     "stale_after_hours": ((int, float), 24),
+    "cold_start_max_notes": (int, 3000),  # coldstart.py: measured in bench/RESULTS.md
     "resolve_aliases": (bool, False),
     "comment_links": (bool, True),
     "report_max_items": (int, 25),

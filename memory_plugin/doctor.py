@@ -53,6 +53,39 @@ def _read_json(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def _skills_check(settings: dict, sp: Path, plugin_on: bool) -> dict:
+    """Whether Claude may run the skills' `memory-plugin` commands through Bash without asking."""
+    from . import install as I
+
+    can = I.skills_can_run(settings)
+    if can:
+        return _check(True, f"skills can run their commands ({sp} allows {I.PERMISSION})")
+    if can is False:
+        return _check(False, f"a deny or ask rule in {sp} covers `memory-plugin`: the skills' commands are refused "
+                             "under `claude -p` and need approval each time otherwise",
+                      f"remove that rule from `permissions` in {sp}")
+    if I.installed_entry(sp).get("permission_skipped"):
+        return _check(True, f"skills ask before each memory-plugin command (installed with --no-permissions; "
+                            f"under `claude -p` they are refused)")
+    fix = "run `memory-plugin install --permissions-only`" if plugin_on else "run `memory-plugin install`"
+    return _check(False, f"skills cannot run their commands without approval: no {I.PERMISSION} rule in {sp} "
+                         "(under `claude -p` Claude gets \"This command requires approval\")", fix)
+
+
+def _lock_age(cfg: Config) -> int | None:
+    """Seconds the index lock has been held by a build, None when nobody holds it."""
+    from .index import index_lock
+
+    lock = index_lock(cfg, 0)
+    try:
+        lock.acquire()
+        lock.release()
+        return None
+    except Exception:  # noqa: BLE001
+        p = cfg.path("index.lock")
+        return int(time.time() - p.stat().st_mtime) if p.exists() else 0
+
+
 def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
     from . import install as I
 
@@ -86,6 +119,7 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
         else:
             out.append(_check(False, f"{event} hook not registered in {sp}",
                               "run `memory-plugin install --vault PATH` (or install the plugin)"))
+    out.append(_skills_check(settings, sp, plugin_on))
     # vault
     if cfg.vault is None:
         out.append(_check(False, "no vault configured", "run `memory-plugin install --vault PATH`"))
@@ -111,7 +145,11 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
                           f"index holds {n} notes, synced {age_h:.1f} h ago",
                           "run `memory-plugin sync` (SessionStart also starts one)"))
     except IndexMissing as e:
-        out.append(_check(False, str(e), "run `memory-plugin rebuild`"))
+        building = _lock_age(cfg)
+        out.append(_check(building is not None,
+                          str(e) if building is None else f"the index is being built (for {building} s): "
+                          "sessions meanwhile get a brief read from the convention and hub notes",
+                          "run `memory-plugin rebuild` (the first session builds a small vault's index too)"))
     from . import semantic  # which search mode is on, and whether the model fits the stored vectors
 
     try:

@@ -1,7 +1,7 @@
 """A sentence-transformers BERT encoder (all-MiniLM-L6-v2 and its kin) run with numpy alone.
 
-Imported only where embedding happens (never by a hook): it needs the `semantic` extra (numpy,
-tokenizers, safetensors). The model directory holds the files sentence-transformers publishes:
+Imported only where embedding happens (never by a hook): it needs the `semantic` extra (numpy and
+tokenizers). The model directory holds the files sentence-transformers publishes:
 `config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
 `sentence_bert_config.json`. What runs is the BERT forward pass, mean pooling over the attention
 mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`.
@@ -97,19 +97,32 @@ class Embedder:
         self.tok = tok
 
     def _load_weights(self, path: Path) -> None:
+        """Map the .safetensors file (its format: an 8-byte header length, a JSON header, raw
+        little-endian tensors) instead of reading it: a query touches only the word-embedding rows
+        of its tokens, and the weights are used in place (the transposes are views, which BLAS takes
+        as they are). Measured in bench/RESULTS.md: this is what keeps a query's model load short."""
         header = check_safetensors(path)
-        from safetensors.numpy import load_file
+        base = 8 + int.from_bytes(open(path, "rb").read(8), "little")
+        try:
+            mm = np.memmap(path, dtype=np.uint8, mode="r")
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{path} cannot be mapped ({e})") from None
+        dtypes = {"F32": np.float32, "F16": np.float16}
+        pre = "bert." if "bert.embeddings.word_embeddings.weight" in header else ""
+
+        def g(k: str) -> np.ndarray:
+            meta = header[pre + k]
+            dt = dtypes.get(meta["dtype"])
+            if dt is None:
+                raise ModelError(f"{path}: tensor {k} is {meta['dtype']}; only F32 and F16 are supported")
+            a, b = meta["data_offsets"]
+            arr = mm[base + a:base + b].view(dt).reshape(meta["shape"])
+            return arr if dt is np.float32 else arr.astype(np.float32)
 
         try:
-            w = load_file(str(path))
-        except Exception as e:  # noqa: BLE001
-            raise ModelError(f"{path} cannot be loaded ({str(e)[:200]})") from None
-        pre = "bert." if "bert.embeddings.word_embeddings.weight" in header else ""
-        try:
-            g = lambda k: np.ascontiguousarray(w[pre + k], dtype=np.float32)  # noqa: E731
             self.word = g("embeddings.word_embeddings.weight")
             self.pos = g("embeddings.position_embeddings.weight")
-            self.type0 = g("embeddings.token_type_embeddings.weight")[0]
+            self.type0 = np.array(g("embeddings.token_type_embeddings.weight")[0])
             self.emb_ln = (g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"))
             self.layers = []
             for i in range(self.n_layers):
@@ -117,16 +130,17 @@ class Embedder:
                 qkv_w = np.concatenate([g(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")])
                 qkv_b = np.concatenate([g(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])
                 self.layers.append((
-                    np.ascontiguousarray(qkv_w.T), qkv_b,
-                    np.ascontiguousarray(g(p + "attention.output.dense.weight").T),
-                    g(p + "attention.output.dense.bias"),
+                    qkv_w.T, qkv_b,
+                    g(p + "attention.output.dense.weight").T, g(p + "attention.output.dense.bias"),
                     g(p + "attention.output.LayerNorm.weight"), g(p + "attention.output.LayerNorm.bias"),
-                    np.ascontiguousarray(g(p + "intermediate.dense.weight").T), g(p + "intermediate.dense.bias"),
-                    np.ascontiguousarray(g(p + "output.dense.weight").T), g(p + "output.dense.bias"),
+                    g(p + "intermediate.dense.weight").T, g(p + "intermediate.dense.bias"),
+                    g(p + "output.dense.weight").T, g(p + "output.dense.bias"),
                     g(p + "output.LayerNorm.weight"), g(p + "output.LayerNorm.bias"),
                 ))
         except KeyError as e:
             raise ModelError(f"{path} lacks the tensor {e}: not a BERT model") from None
+        except (ValueError, TypeError) as e:
+            raise ModelError(f"{path} has a tensor of the wrong size ({e})") from None
         if self.word.shape[1] != self.dim:
             raise ModelError(f"{path}: embeddings are {self.word.shape[1]}-dimensional, config.json says {self.dim}")
 

@@ -28,7 +28,9 @@ class EvalError(MemoryPluginError):
 
 
 def default_questions() -> Path:
-    return Path(__file__).resolve().parent.parent / "fixtures" / "eval" / "questions.yaml"
+    from .resources import path
+
+    return path("fixtures", "eval", "questions.yaml")  # shipped in the wheel (setup.py)
 
 
 def load_questions(path: str | Path) -> tuple[list[dict], Path | None]:

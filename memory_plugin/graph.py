@@ -142,9 +142,13 @@ def find_note(conn: sqlite3.Connection, ref: str) -> str:
     q = ref.strip().replace("\\", "/").lstrip("./")
     if not q:
         raise NoteNotFound("empty note name: give a path, a file name or a title")
-    # SQLite's lower() folds ASCII only; notes named in Greek or German must match too.
-    conn.create_function("ulower", 1, lambda v: v.lower() if isinstance(v, str) else v, deterministic=True)
-    ql = q.lower()
+    # SQLite's lower() folds ASCII only; notes named in Greek or German must match too, and a name
+    # typed in another Unicode form (NFD "é" from macOS) is the same name.
+    import unicodedata
+
+    conn.create_function("ulower", 1, lambda v: unicodedata.normalize("NFC", v).lower() if isinstance(v, str)
+                         else v, deterministic=True)
+    ql = unicodedata.normalize("NFC", q).lower()
     for arg in (ql, ql + ".md"):
         hit = [r[0] for r in conn.execute("SELECT path FROM notes WHERE ulower(path) = ?", (arg,))]
         if len(hit) == 1:

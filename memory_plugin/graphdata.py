@@ -188,8 +188,21 @@ def _nearest_hub(ng: NoteGraph, nodes: list[int]) -> list[set[int]]:
 
 # ---------------------------------------------------------------- graph.json
 
-def _dump(o) -> str:
-    return json.dumps(o, ensure_ascii=False, default=str)
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
+
+
+def _write_items(f, items) -> None:
+    """`items` as the inside of a JSON array (", " between them, as json.dumps writes it), encoded
+    a few thousand at a time: one encoder call per batch, and never the whole array in memory."""
+    batch: list = []
+    first = True
+    for item in items:
+        batch.append(item)
+        if len(batch) == 4096:
+            f.write(("" if first else ", ") + _ENCODE(batch)[1:-1])
+            batch, first = [], False
+    if batch:
+        f.write(("" if first else ", ") + _ENCODE(batch)[1:-1])
 
 
 def _note_nodes(conn: sqlite3.Connection, community: dict[str, str], private_ids: dict[str, str]):
@@ -248,21 +261,19 @@ def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path:
     community = {m: c["name"] for c in comms for m in c["members"]}
     with atomic_stream(Path(path)) as f:
         f.write('{"directed": true, "multigraph": true, "graph": {}, "nodes": [')
-        sep = ""
-        for d in _note_nodes(conn, community, ng.private_ids):
-            f.write(sep + _dump(d))
-            sep = ", "
-        for node, kind, label in ng.others:
-            d = {"kind": kind, ("name" if kind == "unresolved" else "title"): label}
-            if node in community:
-                d["community"] = community[node]
-            d["id"] = node
-            f.write(sep + _dump(d))
-        for name in ng.tags:
-            f.write(sep + _dump({"kind": "tag", "name": name, "id": f"tag:{name}"}))
+        _write_items(f, _nodes(conn, ng, community))
         f.write('], "links": [')
-        sep = ""
-        for e in _edges(conn, ng):
-            f.write(sep + _dump(e))
-            sep = ", "
+        _write_items(f, _edges(conn, ng))
         f.write("]}")
+
+
+def _nodes(conn: sqlite3.Connection, ng: NoteGraph, community: dict[str, str]):
+    yield from _note_nodes(conn, community, ng.private_ids)
+    for node, kind, label in ng.others:
+        d = {"kind": kind, ("name" if kind == "unresolved" else "title"): label}
+        if node in community:
+            d["community"] = community[node]
+        d["id"] = node
+        yield d
+    for name in ng.tags:
+        yield {"kind": "tag", "name": name, "id": f"tag:{name}"}

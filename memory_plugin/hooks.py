@@ -69,8 +69,8 @@ def read_errors(cache_dir: str | None) -> dict:
 def _set_error(cache_dir: str | None, hook: str, message: str | None) -> None:
     """Record (message) or clear (None) the unresolved error of one hook."""
     d = cache_dir or _fallback_log_dir()
-    if message is None and hook not in read_errors(d):
-        return
+    if message is None and all(k != hook and (k in HANDLERS or k == "background") for k in read_errors(d)):
+        return  # nothing to clear (the common case: no file to write)
     try:
         from .fsutil import atomic_write, file_lock
 
@@ -79,6 +79,8 @@ def _set_error(cache_dir: str | None, hook: str, message: str | None) -> None:
             errs = read_errors(d)
             if message is None:
                 errs.pop(hook, None)
+                for k in [k for k in errs if k not in HANDLERS and k != "background"]:
+                    errs.pop(k)  # left by an older version for an event that never runs (`hook --help`)
             else:
                 errs[hook] = {"time": time.time(), "message": message}
             atomic_write(_errors_path(d), json.dumps(errs))
@@ -95,6 +97,14 @@ def latest_error(cache_dir: str | None) -> str | None:
         return None
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(e.get("time", 0)))
     return f"{hook} hook at {when}: {e.get('message')}"
+
+
+def typed_by_hand() -> bool:
+    """stdin is a terminal: a person typed `memory-plugin hook ...` (Claude Code always pipes the JSON)."""
+    try:
+        return bool(sys.stdin) and sys.stdin.isatty()
+    except (OSError, ValueError):
+        return False
 
 
 def _read_stdin() -> str:
@@ -119,6 +129,10 @@ def project_name(cwd) -> str:
             break
         probe = parent
     return os.path.basename(d) or d
+
+
+def _cwd(cwd) -> str | None:
+    return cwd if isinstance(cwd, str) and cwd else None
 
 
 def _sessions_dir(cache_dir: str) -> str:
@@ -199,10 +213,24 @@ def session_start(payload: dict, ctx: dict) -> None:
     cfg.ensure_cache_dir()
     error = latest_error(str(cfg.cache_dir))
     have_index = os.path.exists(cfg.path("index.sqlite"))
+    data = brief.load(str(cfg.cache_dir)) if have_index else None
     mode = "rebuild" if (not have_index or _rebuild_due(cfg)) else "sync"
+    syncing = f"a background {mode} has started"
+    if data is None:  # the vault's first session (or a lost cache): see coldstart.py
+        from . import coldstart
+
+        seen = coldstart.survey(cfg)
+        if seen["small"] and coldstart.build_inline(cfg):
+            data, mode = brief.load(str(cfg.cache_dir)), "sync"  # the sync writes graph.json and the report
+            syncing = "built just now for this first session"
+        else:
+            data = coldstart.bounded_data(cfg, seen["candidates"], seen["notes"])
+            size = "" if seen["small"] else \
+                f" of this large vault ({seen['notes']}{'' if seen['complete'] else '+'} notes)"
+            syncing = (f"the index{size} is still being built in the background; this brief is read "
+                       "directly from its convention and hub notes")
     start_worker(cfg, mode)
-    data = brief.load(str(cfg.cache_dir))
-    if data is None or not have_index:
+    if data is None:
         _emit_context(f"memory-plugin: the memory of the vault {cfg.vault} is being built in the "
                       "background; it will be in the next session's brief."
                       + (f" Last hook error: {error}" if error else ""))
@@ -212,9 +240,11 @@ def session_start(payload: dict, ctx: dict) -> None:
         synced_at = os.stat(cfg.path("sync.stamp")).st_mtime
     except OSError:
         synced_at = None
-    text = brief.compose(data, brief_chars=cfg.brief_chars, project=project_name(payload.get("cwd")),
-                         error=error, stale_after_hours=cfg.stale_after_hours,
-                         syncing=f"a background {mode} has started", synced_at=synced_at)
+    from . import project
+
+    match = project.detect(brief.catalog_of(data), cwd=_cwd(payload.get("cwd")))
+    text = brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error, stale_after_hours=cfg.stale_after_hours,
+                         syncing=syncing, synced_at=synced_at)
     _emit_context(text)
     ctx["emitted"] = True
 
@@ -267,24 +297,9 @@ def _record_touch(cache_dir: str, session_id, rel: str) -> None:
 
 
 def refresh_brief(cfg) -> bool:
-    """Collect the brief again, reusing the hub ranking (recomputed by every sync and rebuild)."""
-    from . import brief, index
+    from . import brief
 
-    old = brief.load(str(cfg.cache_dir))
-    conn = index.open_index(cfg)
-    try:
-        hubs = None
-        if old and old.get("hubs") is not None:
-            hubs = []
-            for h in old["hubs"]:
-                row = conn.execute("SELECT display_title, summary, type, status, private FROM notes WHERE path=?",
-                                   (h["path"],)).fetchone()
-                if row and not row[4]:
-                    hubs.append({**h, "title": row[0], "summary": (row[1] or "")[:brief.SUMMARY],
-                                 "type": row[2], "status": row[3]})
-        return brief.write(cfg, conn, hubs=hubs)
-    finally:
-        conn.close()
+    return brief.refresh(cfg)
 
 
 # ---------------------------------------------------------------- SessionEnd

@@ -24,7 +24,7 @@ from .errors import IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "6"  # 5: fts gained a headings column (last, so bm25 weight lists stay valid); 6: chunks
+SCHEMA_VERSION = "7"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic.py); note_hash is the note's hash when it was
@@ -39,7 +39,7 @@ CREATE TABLE notes(id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, folder TEX
   display_title TEXT, type TEXT, status TEXT, project TEXT, summary TEXT, aliases TEXT, tags TEXT,
   props TEXT, created TEXT, updated TEXT, private INTEGER, hub INTEGER, skipped INTEGER,
   mtime_ns INTEGER, size INTEGER, hash TEXT, warnings TEXT, body_chars INTEGER);
-CREATE INDEX notes_type ON notes(type);
+CREATE INDEX notes_type ON notes(type, display_title COLLATE NOCASE);
 CREATE INDEX notes_project ON notes(project);
 CREATE INDEX notes_hash ON notes(hash);
 CREATE INDEX notes_folder ON notes(folder);

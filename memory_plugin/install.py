@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import sys
 from collections.abc import Collection
@@ -24,6 +25,9 @@ EVENTS = {
 }
 SKILLS = ("memory-query", "memory-write", "memory-reorganize")
 MARKER = ".installed-by-memory-plugin"
+# Lets Claude run the skills' `memory-plugin ...` commands through its Bash tool without asking
+# each time (under `claude -p` an unapproved command gets "This command requires approval").
+PERMISSION = "Bash(memory-plugin:*)"
 
 
 def default_settings_path() -> Path:
@@ -47,11 +51,13 @@ def executable() -> str:
 
 
 def skills_source() -> Path:
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent / "skills", here / "skills"):
-        if all((cand / s / "SKILL.md").exists() for s in SKILLS):
-            return cand
-    raise SettingsFileError(f"the skills folder was not found next to {here}: run install from a checkout")
+    from .resources import path
+
+    cand = path("skills")
+    if all((cand / s / "SKILL.md").exists() for s in SKILLS):
+        return cand
+    raise SettingsFileError(f"the skills are missing from {cand}: reinstall the package "
+                            "(pip install --force-reinstall memory-plugin)")
 
 
 def is_ours(hook: dict) -> bool:
@@ -122,6 +128,50 @@ def _added_keys(settings: dict) -> list[str]:
     if not isinstance(hooks, dict):
         return ["hooks", *(f"hooks.{e}" for e in EVENTS)]
     return [f"hooks.{e}" for e in EVENTS if e not in hooks]
+
+
+def with_permission(settings: dict) -> dict:
+    """The settings with PERMISSION in `permissions.allow` (appended; kept where it already is)."""
+    out = json.loads(json.dumps(settings))
+    perms = out.setdefault("permissions", {})
+    if not isinstance(perms, dict):
+        raise SettingsFileError("`permissions` in the settings file is not an object: fix it and run install again")
+    allow = perms.setdefault("allow", [])
+    if not isinstance(allow, list):
+        raise SettingsFileError("`permissions.allow` in the settings file is not a list: fix it and run install again")
+    if PERMISSION not in allow:
+        allow.append(PERMISSION)
+    return out
+
+
+def without_permission(settings: dict, created: Collection[str] | None = None) -> dict:
+    """The settings without PERMISSION; `permissions.allow` and `permissions` left empty by that
+    are deleted when install created them (`created`; None: whenever emptied)."""
+    out = json.loads(json.dumps(settings))
+    perms = out.get("permissions")
+    if not isinstance(perms, dict) or not isinstance(perms.get("allow"), list) or PERMISSION not in perms["allow"]:
+        return out
+    perms["allow"] = [r for r in perms["allow"] if r != PERMISSION]
+    if not perms["allow"] and (created is None or "permissions.allow" in created):
+        del perms["allow"]
+    if not perms and (created is None or "permissions" in created):
+        del out["permissions"]
+    return out
+
+
+def skills_can_run(settings: dict) -> bool | None:
+    """Whether these settings let Claude run `memory-plugin` through Bash without asking: True (an
+    allow rule covers it and no deny or ask rule does), False (a deny or ask rule), None (no rule)."""
+    perms = settings.get("permissions") if isinstance(settings.get("permissions"), dict) else {}
+
+    def covers(rules) -> bool:
+        return isinstance(rules, list) and any(
+            isinstance(r, str) and (r.strip() in ("Bash", "Bash(*)") or re.fullmatch(
+                r"Bash\(\s*memory-plugin(:\*|\s*\*|)\s*\)", r.strip()) is not None) for r in rules)
+
+    if covers(perms.get("deny")) or covers(perms.get("ask")):
+        return False
+    return True if covers(perms.get("allow")) else None
 
 
 def with_ours(settings: dict, exe: str) -> dict:
@@ -234,13 +284,21 @@ def _restore_vault() -> str | None:
 
 
 def install(settings_path: Path | None = None, vault: Path | None = None, dry_run: bool = False,
-            exe: str | None = None) -> list[str]:
+            exe: str | None = None, permissions: bool = True, hooks: bool = True) -> list[str]:
+    """Register the hooks (unless `hooks` is False: the plugin route has its own), allow the skills'
+    commands (PERMISSION, unless `permissions` is False), record the vault, install the skills."""
     path = settings_path or default_settings_path()
     old_text, old = read_settings(path)
-    exe = exe or executable()
-    if not dry_run:
+    key = str(path.absolute())
+    entry = (_read_state().get("settings") or {}).get(key)
+    exe = exe or (executable() if hooks else "")
+    if not dry_run and hooks:
         skills_source()  # fail before anything is written
-    new = with_ours(old, exe)
+    new = with_ours(old, exe) if hooks else json.loads(json.dumps(old))
+    if permissions:
+        new = with_permission(new)
+    elif entry and entry.get("permission_added"):  # allowed by an earlier install: take it back
+        new = without_permission(new, entry.get("created_keys", []))
     msgs = []
     if vault is not None:
         vault = vault.expanduser().absolute()
@@ -249,21 +307,56 @@ def install(settings_path: Path | None = None, vault: Path | None = None, dry_ru
     if dry_run:
         d = diff(old_text, render(new), path)
         msgs.append(d or f"{path}: nothing to change")
+        if permissions and skills_can_run(old) is not True:
+            msgs.append(f"the rule {PERMISSION} lets Claude run the skills' memory-plugin commands without asking "
+                        "(--no-permissions leaves it out)")
         if vault is not None:
             msgs.append(f"would set vault: {vault} in the user config file")
         return msgs
     changed = _write_settings(path, old_text, new)
-    if changed and strip_ours(old) == old:  # a first install: remember what it added, for uninstall
-        state = _read_state()
-        state.setdefault("settings", {})[str(path.absolute())] = {
-            "created_file": old_text is None, "created_keys": _added_keys(old)}
-        _write_state(state)
-    msgs.append(f"{path}: {'hooks registered' if changed else 'hooks already registered, nothing changed'}"
+    _record(key, old, old_text, new, entry, hooks, permissions)
+    what = "hooks registered" if hooks else "settings updated"
+    msgs.append(f"{path}: {what if changed else 'nothing changed'}"
                 + (f" (backup: {path.name}.memory-plugin.bak)" if changed and old_text is not None else ""))
+    if permissions:
+        msgs.append(f"{path}: {PERMISSION} allowed: the skills run their commands without asking")
+    else:
+        msgs.append(f"{path}: no {PERMISSION} rule: Claude asks before each memory-plugin command "
+                    "(under `claude -p` the skills' commands are refused)")
     if vault is not None:
         msgs.append(_set_vault(vault))
-    msgs += install_skills()
+    if hooks:
+        msgs += install_skills()
     return msgs
+
+
+def _record(key: str, old: dict, old_text: str | None, new: dict, entry: dict | None, hooks: bool,
+            permissions: bool) -> None:
+    """Remember what install added to this settings file, for uninstall (and doctor)."""
+    if entry is None:
+        if old == new:
+            return  # nothing added, nothing to take back
+        first = hooks and strip_ours(old) == old  # hook keys install added (unknown for older installs)
+        entry = {"created_file": old_text is None, "created_keys": _added_keys(old) if first else []}
+    entry = dict(entry)
+    perms = old.get("permissions") if isinstance(old.get("permissions"), dict) else None
+    had = perms is not None and isinstance(perms.get("allow"), list) and PERMISSION in perms["allow"]
+    if permissions and not had:
+        entry["permission_added"] = True
+        entry["created_keys"] = [k for k in entry.get("created_keys", []) if not k.startswith("permissions")] + (
+            ["permissions", "permissions.allow"] if perms is None else ([] if "allow" in perms else ["permissions.allow"]))
+    if not permissions:
+        entry["permission_added"] = False
+    entry["permission_skipped"] = not permissions
+    state = _read_state()
+    state.setdefault("settings", {})[key] = entry
+    _write_state(state)
+
+
+def installed_entry(settings_path: Path | None = None) -> dict:
+    """What install recorded for this settings file ({} when nothing)."""
+    path = settings_path or default_settings_path()
+    return (_read_state().get("settings") or {}).get(str(path.absolute())) or {}
 
 
 def install_skills() -> list[str]:
@@ -297,6 +390,8 @@ def uninstall(settings_path: Path | None = None, dry_run: bool = False) -> list[
     state = _read_state()
     added = (state.get("settings") or {}).get(str(path.absolute()))
     new = strip_ours(old, added["created_keys"] if added else None)
+    if added is None or added.get("permission_added"):
+        new = without_permission(new, added["created_keys"] if added else None)
     remove_file = bool(added and added["created_file"] and new == {})  # nothing else was added since
     if dry_run:
         if remove_file:
@@ -326,3 +421,34 @@ def uninstall(settings_path: Path | None = None, dry_run: bool = False) -> list[
     if restored:
         msgs.append(restored)
     return msgs
+
+
+INSTALL_INLINE_MAX_NOTES = 20000  # install waits for the build up to here (about 5 s on 2 cores), else detaches
+
+
+def build(cfg, progress=None) -> str:
+    """Build the vault's index for the first session (a sync when there is one already): in this
+    process up to INSTALL_INLINE_MAX_NOTES notes, else in a detached worker. Returns what it did."""
+    from . import coldstart, hooks, pipeline
+    from .index import Busy
+
+    cfg.require_vault()
+    cfg.ensure_cache_dir()
+    if cfg.path("index.sqlite").exists():
+        try:
+            pipeline.sync(cfg, lock_timeout=5)
+        except Busy:
+            return f"{cfg.vault}: a build is already under way"
+        return f"{cfg.vault}: index up to date"
+    seen = coldstart.survey(cfg)
+    if seen["complete"] and seen["notes"] <= INSTALL_INLINE_MAX_NOTES:
+        try:
+            stats = pipeline.rebuild(cfg, progress=progress, lock_timeout=5)
+        except Busy:
+            return f"{cfg.vault}: a build is already under way"
+        return (f"{cfg.vault}: index built ({stats['notes']} notes in {stats['seconds']} s); the first session's "
+                "brief is ready")
+    hooks.start_worker(cfg, "rebuild")
+    return (f"{cfg.vault}: a large vault ({seen['notes']}{'' if seen['complete'] else '+'} notes): its index is being "
+            "built in the background (`memory-plugin status` shows when it is done); sessions meanwhile get a "
+            "brief read from its convention and hub notes")

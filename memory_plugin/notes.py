@@ -64,8 +64,11 @@ def _json_default(o):
     return str(o)
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # json.dumps makes one per call
+
+
 def dumps(o) -> str:
-    return json.dumps(o, ensure_ascii=False, default=_json_default, sort_keys=False)
+    return _ENCODE(o)
 
 
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,

@@ -7,6 +7,7 @@ time (it has its own change check).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -28,7 +29,7 @@ def paths(cfg: Config) -> dict[str, str]:
         ("index", "index.sqlite"), ("graph_json", GRAPH_JSON), ("report", REPORT), ("brief", BRIEF),
         ("html", HTML), ("outputs_state", STATE), ("hooks_log", "hooks.log"),
         ("rebuild_stamp", "rebuild.stamp"), ("sync_stamp", "sync.stamp"),
-        ("lock", "index.lock"))}
+        ("lock", "index.lock"), ("vault_lock", "vault.lock"), ("journal_queue", "journal-queue"))}
 
 
 def all_exist(cfg: Config) -> bool:
@@ -79,41 +80,85 @@ def graph_hash(cfg: Config, conn: sqlite3.Connection) -> str:
     return h.hexdigest()
 
 
+PARALLEL_MIN_NOTES = 2000  # below this a second process costs more than it saves
+
+
 def refresh(cfg: Config, force: bool = False) -> dict:
-    """Write the outputs whose content changed (all of them when `force`). Returns what it did."""
-    from .index import get_meta, open_index
+    """Write the outputs whose content changed (all of them when `force`). Returns what it did.
+
+    In a big vault graph.json and the report are written by a second process while this one
+    hashes, writes graph.html and collects the brief (each opens its own connection, so none is
+    carried across the fork)."""
+    from .index import get_meta
 
     with file_lock(cfg.path("outputs.lock"), timeout=600):
-        conn = open_index(cfg)
+        with _index(cfg) as conn:
+            big = conn.execute("SELECT count(*) FROM notes").fetchone()[0] >= PARALLEL_MIN_NOTES
+        graph_files = _start(cfg, big) if force else None
         try:
-            seen = get_meta(conn, "changed_at")
-            digest = graph_hash(cfg, conn)
+            with _index(cfg) as conn:
+                seen = get_meta(conn, "changed_at")
+                digest = graph_hash(cfg, conn)
             old = state(cfg)
             now = time.time()
             skip = not force and old.get("graph_hash") == digest and all_exist(cfg)
             if skip:
                 new = {**old, "skipped_at": now, "skipped": int(old.get("skipped", 0)) + 1}
             else:
-                write_graph(cfg, conn)
+                graph_files = graph_files or _start(cfg, big)
                 new = {"graph_hash": digest, "written_at": now, "skipped_at": None, "skipped": 0}
-            write_brief(cfg, conn)
-            # the index's change time they were made from: a reindex meanwhile leaves them stale
-            atomic_write(cfg.path(STATE), json.dumps({**new, "changed_at": seen}))
+            with _index(cfg) as conn:
+                if not skip:
+                    from . import view
+                    view.write_html(cfg, conn)
+                write_brief(cfg, conn)
         finally:
-            conn.close()
+            if graph_files is not None:
+                graph_files()  # waits for the second process; its error is raised here
+        # the index's change time they were made from: a reindex meanwhile leaves them stale
+        atomic_write(cfg.path(STATE), json.dumps({**new, "changed_at": seen}))
     return {"graph": "unchanged: not rewritten" if skip else "written", "graph_hash": digest}
 
 
-def write_graph(cfg: Config, conn: sqlite3.Connection) -> None:
-    """graph.json, GRAPH_REPORT.md and graph.html from the index."""
-    from . import graphdata, report, view
+@contextlib.contextmanager
+def _index(cfg: Config):
+    from .index import open_index
 
-    ng = graphdata.load(conn)
-    comms = graphdata.communities(ng)
-    graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
-    del ng
-    atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
-    view.write_html(cfg, conn)
+    conn = open_index(cfg)
+    try:
+        yield conn
+    finally:
+        conn.close()
+
+
+def _start(cfg: Config, parallel: bool):
+    """Begin writing graph.json and the report; returns the call that finishes it."""
+    if not parallel:
+        return lambda: write_graph_files(cfg)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ex = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
+    fut = ex.submit(write_graph_files, cfg)
+
+    def finish():
+        try:
+            fut.result()
+        finally:
+            ex.shutdown()
+    return finish
+
+
+def write_graph_files(cfg: Config) -> None:
+    """graph.json and GRAPH_REPORT.md (communities included) from the index."""
+    from . import graphdata, report
+
+    with _index(cfg) as conn:
+        ng = graphdata.load(conn)
+        comms = graphdata.communities(ng)
+        graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
+        del ng
+        atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
 
 
 def write_brief(cfg: Config, conn: sqlite3.Connection) -> None:

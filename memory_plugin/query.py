@@ -50,18 +50,10 @@ def check_type(type_: str | None) -> str | None:
 
 
 def detect_project(conn: sqlite3.Connection, cwd: str | None = None) -> str | None:
-    """The project whose name is the working folder or one of its parents ($CLAUDE_PROJECT_DIR first)."""
-    projects = {T.fold(r[0]): r[0] for r in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL")}
-    if not projects:
-        return None
-    for start in (os.environ.get("CLAUDE_PROJECT_DIR"), cwd or os.getcwd()):
-        if not start:
-            continue
-        p = Path(start)
-        for part in [p, *p.parents]:
-            if part.name and T.fold(part.name) in projects:
-                return projects[T.fold(part.name)]
-    return None
+    """The project the working folder belongs to (see project.detect); None when none or several match."""
+    from . import project as P
+
+    return P.detect_in_index(conn, cwd).name
 
 
 # ---------------------------------------------------------------- parsing the question

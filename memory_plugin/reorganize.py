@@ -195,11 +195,12 @@ def _briefed(cfg, conn) -> set[str]:
     """Paths the SessionStart brief can show with a summary: conventions, hubs, project notes."""
     from . import brief as B
     from . import graph as G
+    from . import project as P
 
     shown = {c["path"] for c in G.conventions(conn)} | {h["path"] for h in G.hubs(conn, cfg.hub_count)}
     shown |= {p for (p,) in conn.execute("SELECT path FROM notes WHERE hub = 1")}
-    for key in B.project_names(conn, cfg):
-        shown |= {n["path"] for n in B._project_notes(conn, key, cfg.exclude)}
+    for proj in P.catalog(conn):
+        shown |= {n["path"] for n in B._project_notes(conn, proj)}
     return shown
 
 
@@ -234,7 +235,7 @@ def _hub_folder(cfg, conn) -> str:
 
 
 def _project_key(n: dict) -> str:
-    from .brief import PROJECT_FOLDERS
+    from .project import PROJECT_FOLDERS
 
     if n.get("project"):
         return T.fold(n["project"])

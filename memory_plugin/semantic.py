@@ -24,7 +24,7 @@ from typing import Callable, NamedTuple
 from . import models
 from .errors import MemoryPluginError
 
-EXTRA_MODULES = ("numpy", "tokenizers", "safetensors")
+EXTRA_MODULES = ("numpy", "tokenizers")
 EXTRA_FIX = "pip install 'memory-plugin[semantic]'"
 BATCH_NOTES = 32  # notes per embedding transaction: progress is kept when the worker is stopped
 
@@ -207,20 +207,20 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
     from .fsutil import file_lock
     from .index import open_index
 
-    if encode is None:
-        enc = embedder(cfg)
-        encode, dim = enc.encode, enc.dim
-    else:  # a caller's encoder (tests memoise the real model): it may say its vector size
-        require(cfg)
-        dim = getattr(encode, "dim", None)
+    require(cfg)
     mid = model_id(cfg)
     lock = file_lock(cfg.path("embed.lock"), timeout=lock_timeout)
     try:
         lock.acquire()
-    except Exception:
+    except Exception:  # the holder loops until nothing is pending: what we came for gets done
         return {"busy": True, "embedded": 0, "reused": 0, "notes": 0}
     stats = {"notes": 0, "embedded": 0, "reused": 0, "busy": False}
     try:
+        if encode is None:  # loaded only once the lock is ours: a busy worker costs no model load
+            enc = embedder(cfg)
+            encode, dim = enc.encode, enc.dim
+        else:  # a caller's encoder (tests memoise the real model): it may say its vector size
+            dim = getattr(encode, "dim", None)
         tried: set[tuple[str, str]] = set()
         while True:
             conn = open_index(cfg)  # again each round: a rebuild may have swapped in a new generation

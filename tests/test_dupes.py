@@ -165,6 +165,13 @@ def test_a_title_differing_only_in_unicode_form_is_that_note(built):
     assert name != "café au lait rule.md"
 
 
+def test_merge_into_the_unicode_variant(built):
+    nfd = unicodedata.normalize("NFD", "CAFÉ au lait rule")
+    r = remember(built, "--type", "note", "--title", nfd, "--summary", "Applies to docs PRs too.", "--merge", nfd)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == "Concepts/Café au lait rule.md"
+
+
 def test_merge_into_the_case_variant(built):
     r = remember(built, "--type", "decision", "--title", "use sqlite for local state",
                  "--summary", "WAL mode is on.", "--merge", "use sqlite FOR local state")

@@ -38,8 +38,9 @@ def test_install_registers_three_hooks_and_keeps_everything_else(settings, vault
     r = run_cli("install", "--vault", str(vault))
     assert r.returncode == 0, r.stderr
     data = json.loads(settings.read_text())
-    for key in ("model", "permissions", "env", "statusLine"):
+    for key in ("model", "env", "statusLine"):
         assert data[key] == OTHER[key]
+    assert data["permissions"] == {"allow": ["Bash(ls:*)", "Bash(memory-plugin:*)"], "deny": []}
     assert data["hooks"]["Stop"] == OTHER["hooks"]["Stop"]
     assert data["hooks"]["PostToolUse"][0] == OTHER["hooks"]["PostToolUse"][0]
     found = {ev: h for ev, h in ours(data)}
@@ -181,7 +182,8 @@ def test_doctor_timing_run_keeps_unresolved_errors(settings, vault_env, cache_di
 def test_doctor_checks_that_the_plugin_hooks_find_the_command(isolated_home, vault_env, tmp_path):
     p = isolated_home / ".claude" / "settings.json"
     p.parent.mkdir(parents=True)
-    p.write_text(json.dumps({"enabledPlugins": {"memory-plugin@memory-plugin": True}}))
+    p.write_text(json.dumps({"enabledPlugins": {"memory-plugin@memory-plugin": True},
+                             "permissions": {"allow": ["Bash(memory-plugin:*)"]}}))  # install --permissions-only
     exe = Path(sys.executable).parent / "memory-plugin"
     bare = {**vault_env, "PATH": "/usr/bin:/bin"}
     r = run_cli("doctor", env=bare)

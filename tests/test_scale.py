@@ -88,8 +88,10 @@ def test_thousands_of_notes_in_one_folder_rebuilt_in_parallel_equal_a_serial_reb
         snaps.append(I.snapshot(conn))
         conn.close()
     assert snaps[0] == snaps[1] and len(snaps[0]["links"]) == 8000
-    for f in ("graph.json", "GRAPH_REPORT.md"):
-        assert par.path(f).read_bytes() == ser.path(f).read_bytes(), f
+    assert par.path("graph.json").read_bytes() == ser.path("graph.json").read_bytes()
+    # the report names the minute it was made: the rest must be the same
+    same = [re.sub(r"index updated [0-9: -]+", "", c.path("GRAPH_REPORT.md").read_text()) for c in (par, ser)]
+    assert same[0] == same[1]
 
 
 def test_parallel_rebuild_with_aliases_resolved_equals_a_serial_one(tmp_path, monkeypatch):
@@ -103,3 +105,4 @@ def test_parallel_rebuild_with_aliases_resolved_equals_a_serial_one(tmp_path, mo
         snaps.append(I.snapshot(conn))
         conn.close()
     assert snaps[0] == snaps[1]
+
