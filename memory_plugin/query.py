@@ -90,10 +90,7 @@ CONFIDENCE_SHARE = 0.2  # share of the score that follows the note's effective c
 RECENCY_SHARE = 0.1     # share that follows recency (halved each year since validated/updated)
 # Abstention: answer "Nothing in the vault about X" unless the retrievers found evidence (see abstain()).
 ABSTAIN = {
-    "semantic_gap": 0.13,   # semantic on: the best note's cosine stands this far above the mean of
-                            # the question's next 49 (relative to the vault: a vault about one topic
-                            # is close to every question in it; 0.36 on the raw cosine, set the
-                            # same way, abstained on no held-out negative)
+    "semantic_min": 0.36,   # semantic on: the best cosine at or above this is evidence enough
     "agree_top": 5,         # semantic on: one search's best note is in the other's top N
     "lexical_known": 0.25,  # lexical only: the words some note has hold at least this share of
                             # the question's idf mass (a word no note has weighs the most; words
@@ -105,19 +102,14 @@ ABSTAIN = {
 
 def abstain(ev: dict) -> bool:
     """The one rule for "nothing in the vault about X": the question names no note (title or alias),
-    and (semantic on) the best note does not stand out in meaning and the two searches do not agree
+    and (semantic on) the best note is not close enough in meaning and the two searches do not agree
     (neither one's best note is in the other's top ABSTAIN["agree_top"]), or (lexical only) the
     question is mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
     if ev["named"]:
         return False
     if ev["semantic"]:
-        return ev["sem_gap"] < ABSTAIN["semantic_gap"] and not ev["agree"]
+        return ev["sem_top"] < ABSTAIN["semantic_min"] and not ev["agree"]
     return ev["known"] < ABSTAIN["lexical_known"]
-
-
-def _gap(scores: list[float]) -> float:
-    """How far the best cosine stands above the mean of the others (0 for fewer than two)."""
-    return scores[0] - sum(scores[1:]) / (len(scores) - 1) if len(scores) > 1 else 0.0
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str, bool]:
@@ -196,7 +188,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"]), "notice": ""}
     kinds = [type_] if type_ else sorted(q["intent"])
     cands: dict[str, R.Cand] = {}
-    ev = {"named": False, "semantic": False, "sem_gap": 0.0, "agree": False, "known": 1.0}
+    ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -219,7 +211,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             R.add(cands, "semantic", [(h.path, h.score) for h in sem],
                    {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
             top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
-            ev.update(semantic=complete, sem_gap=_gap([h.score for h in sem]),
+            ev.update(semantic=complete, sem_top=sem[0].score if sem else 0.0,
                       agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
