@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_query.py", []), ("bench_view.py", []),
-           ("bench_scale.py", []), ("compare.py", []), ("reliability_summary.py", [])]
+SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_coldstart.py", []), ("bench_query.py", []),
+           ("bench_view.py", []), ("bench_scale.py", []), ("compare.py", []), ("reliability_summary.py", [])]
 
 
 def main() -> int:

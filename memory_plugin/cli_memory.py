@@ -217,6 +217,12 @@ def register(cli: click.Group) -> None:
             cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
         cfg.require_vault()
         sync(cfg)
+        try:
+            from .cli_semantic import embed_after_index
+        except ImportError:  # no semantic layer in this install
+            pass
+        else:
+            embed_after_index(cfg, as_json)  # as sync does: query answers from the embedded notes
         conn = open_index(cfg)
         res = E.run(cfg, conn, qs)
         if as_json:

@@ -80,7 +80,7 @@ def semantic_only(cfg: Config, conn: sqlite3.Connection, q: dict) -> list[str] |
     """The semantic retriever alone (None when the semantic layer is off)."""
     from . import query as Q
 
-    hits, _ = Q.semantic_hits(cfg, conn, q["q"])
+    hits, _, _ = Q.semantic_hits(cfg, conn, q["q"])
     if hits is None:
         return None
     ranked = [h.path for h in hits]

@@ -90,8 +90,8 @@ CONFIDENCE_SHARE = 0.2  # share of the score that follows the note's effective c
 RECENCY_SHARE = 0.1     # share that follows recency (halved each year since validated/updated)
 # Abstention: answer "Nothing in the vault about X" unless the retrievers found evidence (see abstain()).
 ABSTAIN = {
-    "semantic_min": 0.40,   # semantic on: the best cosine at or above this is evidence enough
-    "agree_top": 5,         # semantic on: lexical and semantic both rank a note in their top N
+    "semantic_min": 0.36,   # semantic on: the best cosine at or above this is evidence enough
+    "agree_top": 5,         # semantic on: one search's best note is in the other's top N
     "lexical_known": 0.25,  # lexical only: the words some note has hold at least this share of
                             # the question's idf mass (a word no note has weighs the most; words
                             # about history or status do not count: they steer the rules). Low on
@@ -101,27 +101,35 @@ ABSTAIN = {
 
 
 def abstain(ev: dict) -> bool:
-    """The one rule for "nothing in the vault about X": (semantic on) neither a close-enough meaning
-    nor agreement between the lexical and semantic top lists, or (lexical only) the question being
-    mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
+    """The one rule for "nothing in the vault about X": the question names no note (title or alias),
+    and (semantic on) the best note is not close enough in meaning and the two searches do not agree
+    (neither one's best note is in the other's top ABSTAIN["agree_top"]), or (lexical only) the
+    question is mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
+    if ev["named"]:
+        return False
     if ev["semantic"]:
         return ev["sem_top"] < ABSTAIN["semantic_min"] and not ev["agree"]
     return ev["known"] < ABSTAIN["lexical_known"]
 
 
-def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str]:
-    """(semantic hits, "") when the semantic layer is on; (None, why not) otherwise: the one-line
-    reason when it is configured but cannot run, "" when it is simply off."""
+def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str, bool]:
+    """(semantic hits, notice, complete) when the semantic layer is on, (None, notice, False) when
+    not: the notice is the one-line reason when semantic search was asked for (extra installed or
+    model configured) but cannot run, "" when lexical is simply the mode. `complete`: every note
+    that can be embedded is (else the semantic score cannot say what the vault lacks)."""
     try:
         from . import semantic
     except ImportError:
-        return None, ""
+        return None, "", False
     try:
         if semantic.mode(cfg)[0] != "semantic":
-            return None, ""
-        return semantic.search(cfg, conn, text, k=R.DEPTH), ""
+            return None, "", False
+        hits = semantic.search(cfg, conn, text, k=R.DEPTH)
+        n = semantic.counts(conn)
+        return hits, "", n["embedded_notes"] >= n["embeddable_notes"]
     except semantic.SemanticUnavailable as e:
-        return None, f"semantic search unavailable ({e}); lexical only"
+        why = f"semantic search unavailable ({e}); lexical only" if getattr(e, "expected", True) else ""
+        return None, why, False
 
 
 # ---------------------------------------------------------------- notes
@@ -180,7 +188,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"]), "notice": ""}
     kinds = [type_] if type_ else sorted(q["intent"])
     cands: dict[str, R.Cand] = {}
-    ev = {"semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
+    ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -195,13 +203,16 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         lex = lex or forms
         named, nwhy = R.names(conn, q["words"], q["content"], type_)
         R.add(cands, "names", named, nwhy)
-        sem, res["notice"] = (semantic_hits(cfg, conn, text) if semantic else (None, ""))
+        ev["named"] = any(w.endswith(" named in the question") for w in nwhy.values())
+        sem, res["notice"], complete = semantic_hits(cfg, conn, text) if semantic else (None, "", False)
         if sem is not None:
-            sem = [h for h in sem if not type_ or h.path in R._public(conn, [h.path], type_, by="path")]
+            ok = R.public(conn, [h.path for h in sem], type_, by="path")
+            sem = [h for h in sem if h.path in ok]
             R.add(cands, "semantic", [(h.path, h.score) for h in sem],
                    {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
-            ev.update(semantic=True, sem_top=sem[0].score if sem else 0.0,
-                      agree=bool({h[0] for h in lex[:ABSTAIN["agree_top"]]} & {h.path for h in sem[:ABSTAIN["agree_top"]]}))
+            top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
+            ev.update(semantic=complete, sem_top=sem[0].score if sem else 0.0,
+                      agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]

@@ -25,13 +25,15 @@ DEPTH = 50  # how many candidates each retriever hands to the fusion
 # than a word somewhere in the body; headings are short names of sections).
 BM25_WEIGHTS = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0"
 LIST_WEIGHT = {
-    "lexical": 1.0,   # BM25 over the question's words
-    "forms": 0.5,     # BM25 over their stems (testing ~ tests): weaker evidence than the word itself
+    # The words count as one retriever (2/3 + 1/3), in two lists: the words themselves and their
+    # stems (testing ~ tests), weaker evidence than the word itself. Ratio and split set on bench/dev.
+    "lexical": 2 / 3,
+    "forms": 1 / 3,
     "semantic": 1.0,  # cosine rank
     "names": 1.0,     # a title / alias / tag / project named in the question
     "graph": 1.0,     # neighbours of the best candidates (their spread score is already below the seed's)
 }
-FUSION = "score"  # "rrf" or "score" (CombSUM of scaled scores): chosen on the dev set, see bench/RESULTS.md
+FUSION = "score"  # "score" (CombSUM of scaled scores) or "rrf": score won on bench/dev with and without semantic
 MINMAX = {"lexical", "forms", "semantic"}  # lists whose scores are min-max scaled (the others are 0..1)
 GRAPH_SEEDS = 8       # the best fused candidates the graph expands from
 EDGE = {
@@ -63,7 +65,7 @@ def content_words(words: list[str], drop=frozenset()) -> list[str]:
                               and (len(w) > 1 or w.isdigit())))
 
 
-def _public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
+def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
     """{id or path: path} of those notes that are neither private nor skipped (and of `type_`)."""
     out = {}
     for i in range(0, len(ids_or_paths), 500):
@@ -83,7 +85,7 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
     expr = T.fts_or(content) if forms else " OR ".join(f'"{w}"' for w in content)
     ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
                           "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (expr, DEPTH * 4)).fetchall()
-    ok = _public(conn, [r[0] for r in ranked], type_)
+    ok = public(conn, [r[0] for r in ranked], type_)
     ranked = [(rid, s) for rid, s in ranked if rid in ok][:DEPTH]
     if not ranked:
         return []
@@ -156,7 +158,7 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
             n = conn.execute("SELECT count(*) FROM notes WHERE project = ?", (proj,)).fetchone()[0]
             for (path,) in conn.execute("SELECT path FROM notes WHERE project = ?", (proj,)):
                 add(path, min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n)), f"project {proj}")
-    ok = _public(conn, list(found), type_, by="path")
+    ok = public(conn, list(found), type_, by="path")
     ranked = sorted((p for p in found if p in ok), key=lambda p: (-found[p][0], p))[:DEPTH]
     return [(p, found[p][0]) for p in ranked], {p: found[p][1] for p in ranked}
 
@@ -217,7 +219,7 @@ def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str |
                 continue
             for (other,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ? AND path != ?", (tag, s)):
                 add(other, EDGE["tag"] * seed_w[s] / math.sqrt(count), f"shares #{tag} with [[{titles.get(s, s)}]]")
-    ok = _public(conn, list(score), type_, by="path")
+    ok = public(conn, list(score), type_, by="path")
     ranked = sorted((p for p in score if p in ok), key=lambda p: (-score[p], p))[:DEPTH]
     return [(p, score[p]) for p in ranked], {p: best_why[p][1] for p in ranked if p in best_why}
 

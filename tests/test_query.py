@@ -269,7 +269,7 @@ def test_lexical_abstention_is_one_rule(conn):
     """Lexical only: nothing when the words some note has hold less than ABSTAIN["lexical_known"] of
     the question's idf mass; a question all of whose words the vault has is always answered."""
     cfg, c = conn
-    ev = {"semantic": False, "sem_top": 0.0, "agree": False}
+    ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False}
     assert Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"] - 0.01})
     assert not Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"]})
     assert Q.query(cfg, c, "zebra giraffe database", record=False, project="", semantic=False)["items"] == []
