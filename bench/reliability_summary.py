@@ -3,8 +3,9 @@
     .venv/bin/python bench/reliability_summary.py [--write | --no-write] [pytest args...]
 
 Every test appends {"test", "key", "n"} lines to the file named by MEMORY_PLUGIN_RELIABILITY_COUNTS
-(tests/reliability/rel_helpers.py: count). Keys: operations, faults, bad_inputs, lost, leaks, and
-`detail:*` observations.
+(tests/reliability/rel_helpers.py: count). Keys: cases and held (rel_helpers.case: one per issue
+case tried, and held when its assertions passed), operations, faults, bad_inputs, lost, leaks, and
+`detail:*` observations (`detail:hostile_hook_max_ms`: the worst hook time on hostile input).
 """
 from __future__ import annotations
 
@@ -45,15 +46,20 @@ def main(argv: list[str]) -> int:
             continue
         total[e["key"]] += e["n"]
         per_file[e["test"].split("::")[0].rsplit("/", 1)[-1]][e["key"]] += e["n"]
-    keys = ("operations", "faults", "bad_inputs", "lost", "leaks")
+    keys = ("cases", "held", "operations", "faults", "bad_inputs", "lost", "leaks")
     out = ["## Reliability suite (`tests/reliability`)", "",
            f"`{' '.join(['python', 'bench/reliability_summary.py', *extra])}` — pytest: **{tail[0]}**, "
            f"{wall:.0f} s wall, load average {load:.2f} at start.", "",
-           "| file | operations | faults injected | bad inputs | entries lost | leaks |", "|---|---|---|---|---|---|"]
+           "| file | cases tried | cases held | operations | faults injected | bad inputs | entries lost | leaks |",
+           "|---|---|---|---|---|---|---|---|"]
     for f in sorted(per_file):
         c = per_file[f]
         out.append(f"| {f} | " + " | ".join(str(c[k]) for k in keys) + " |")
     out.append("| **total** | " + " | ".join(f"**{total[k]}**" for k in keys) + " |")
+    worst = details.pop("hostile_hook_max_ms", None)
+    if worst is not None:
+        out += ["", f"Worst hook time on hostile input (a 1 MB note of unclosed links, emphasis or backticks, "
+                    f"a YAML alias bomb, an 800- or 990-deep property; whole process): **{worst} ms**."]
     if details:
         out += ["", "Observations: " + "; ".join(f"{k} = {v}" for k, v in sorted(details.items())) + "."]
     out += ["", f"Machine: {machine()}."]

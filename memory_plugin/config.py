@@ -16,6 +16,8 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "cache_dir": ((str, type(None)), None),
     "exclude": (list, [".trash", "Templates"]),
     "max_note_bytes": (int, 5_000_000),
+    "note_seconds": ((int, float), 5),
+    "worker_seconds": ((int, float), 900),
     "hub_count": (int, 10),
     "hub_types": (list, ["hub", "moc"]),
     "hub_tags": (list, ["hub", "moc"]),

@@ -53,6 +53,40 @@ def _read_json(path: Path) -> dict:
     return data if isinstance(data, dict) else {}
 
 
+def cache_checks(cfg: Config) -> list[dict]:
+    """The index's integrity (PRAGMA quick_check), files left by an interrupted rebuild, free space."""
+    import sqlite3
+
+    from .index import free_bytes, index_path, stale_generations
+
+    out: list[dict] = []
+    p = index_path(cfg)
+    if p.exists():
+        try:
+            conn = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=5)
+            try:
+                rows = [r[0] for r in conn.execute("PRAGMA quick_check").fetchmany(3)]
+            finally:
+                conn.close()
+            ok = rows == ["ok"]
+            out.append(_check(ok, "index passes PRAGMA quick_check" if ok else
+                              f"index fails PRAGMA quick_check: {'; '.join(map(str, rows))[:300]}",
+                              "run `memory-plugin rebuild` (the index is a cache of the vault: nothing is lost)"))
+        except sqlite3.DatabaseError as e:
+            out.append(_check(False, f"index cannot be checked ({e})",
+                              "run `memory-plugin rebuild` (the index is a cache of the vault: nothing is lost)"))
+    stale = stale_generations(cfg)
+    if stale:
+        mb = sum(f.stat().st_size for f in stale if f.exists()) / 1e6
+        out.append(_check(False, f"{len(stale)} index file(s) ({mb:.1f} MB) left by an interrupted rebuild",
+                          "run `memory-plugin rebuild` (it removes them)"))
+    need = (p.stat().st_size if p.exists() else 0) * 2 + (16 << 20)
+    free = free_bytes(cfg)
+    out.append(_check(free >= need, f"cache disk has {free >> 20} MB free", f"free space on the disk of "
+                      f"{cfg.cache_dir} (a rebuild needs about {need >> 20} MB), or set cache_dir elsewhere"))
+    return out
+
+
 def _skills_check(settings: dict, sp: Path, plugin_on: bool) -> dict:
     """Whether Claude may run the skills' `memory-plugin` commands through Bash without asking."""
     from . import install as I
@@ -131,6 +165,7 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
         out.append(_check(False, str(e), "fix the path with `memory-plugin install --vault PATH`"))
         return out
     # index
+    from .errors import CacheFull
     from .index import IndexMissing, get_meta, index_lock, open_index
 
     try:
@@ -150,6 +185,9 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
                           str(e) if building is None else f"the index is being built (for {building} s): "
                           "sessions meanwhile get a brief read from the convention and hub notes",
                           "run `memory-plugin rebuild` (the first session builds a small vault's index too)"))
+    except CacheFull as e:
+        out.append(_check(False, str(e), f"free space on the disk of {cfg.cache_dir}, then run `memory-plugin rebuild`"))
+    out += cache_checks(cfg)
     lock_file = cfg.path("index.lock")
     lock = index_lock(cfg, 0)
     try:

@@ -18,6 +18,10 @@ class CacheError(MemoryPluginError):
     pass
 
 
+class CacheFull(CacheError):
+    """The cache dir's disk is full: the previous index is kept; the next rebuild or sync retries."""
+
+
 class NoteNotFound(MemoryPluginError):
     pass
 

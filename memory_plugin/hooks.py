@@ -12,6 +12,9 @@ import sys
 import time
 
 MAX_STDIN = 16 * 1024 * 1024
+# PostToolUse indexes a note this size or smaller itself (well inside its 150 ms on an idle machine);
+# a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
+INLINE_NOTE_BYTES = 512 * 1024
 DISABLE = "MEMORY_PLUGIN_DISABLE"
 EVENTS = ("session-start", "post-tool-use", "session-end")
 
@@ -272,6 +275,13 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
     if not os.path.exists(cfg.path("index.sqlite")):
         start_worker(cfg, "rebuild")
         return
+    try:
+        size = os.stat(os.path.join(str(cfg.vault), rel)).st_size
+    except OSError:
+        size = 0
+    if size > INLINE_NOTE_BYTES:  # reading it could take longer than the hook's budget: detached
+        start_worker(cfg, "reindex", rel)
+        return
     from . import index
 
     stats = index.reindex(cfg, [rel], lock_timeout=1.0)
@@ -369,10 +379,80 @@ def _public_now(cfg, paths: list[str], ctx: dict) -> list[str]:
 
 # ---------------------------------------------------------------- background worker
 
+_WORKER: dict = {}
+
+
+def _dir_id(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _cache_gone(cache: str) -> bool:
+    """The worker's cache dir was removed (or removed and made again, by a lock file's creation)."""
+    return "cache_id" in _WORKER and _dir_id(cache) != _WORKER["cache_id"]
+
+
+def _tidy_recreated(cache: str) -> None:
+    """Remove what this worker's locks put in a cache dir made again after it was deleted."""
+    try:
+        names = os.listdir(cache)
+        if all(n.endswith(".lock") for n in names):
+            for n in names:
+                os.unlink(os.path.join(cache, n))
+            os.rmdir(cache)
+    except OSError:
+        pass
+
+
+class WorkerStopped(BaseException):
+    """A detached worker ran past `worker_seconds`, or its vault or cache dir disappeared."""
+
+
+def _watchdog(cfg) -> None:
+    """Stop this worker (SIGALRM raises WorkerStopped in the main thread, so cleanup runs) when it
+    runs past `worker_seconds` or its vault or cache dir disappears; 10 s later, exit regardless."""
+    import signal
+    import threading
+
+    limit = float(cfg.worker_seconds)
+    end = time.monotonic() + limit
+    vault, cache = str(cfg.vault), str(cfg.cache_dir)
+    vault_id, _WORKER["cache_id"] = _dir_id(vault), _dir_id(cache)
+    why: list[str] = []
+
+    def on_alarm(signum, frame):
+        raise WorkerStopped(why[0] if why else f"ran longer than worker_seconds ({limit:g} s)")
+
+    def watch():
+        while True:
+            time.sleep(0.25)
+            if time.monotonic() > end:
+                why.append(f"stopped after worker_seconds ({limit:g} s)")
+            elif _dir_id(vault) != vault_id:
+                why.append(f"stopped: the vault {vault} is gone")
+            elif _cache_gone(cache):
+                why.append("stopped: the cache dir is gone")
+            else:
+                continue
+            os.kill(os.getpid(), signal.SIGALRM)
+            time.sleep(10)
+            if os.path.isdir(cache):
+                log(cache, "background", "ERROR", f"background worker {why[0]}; killed after 10 s more")
+            os._exit(3)
+
+    signal.signal(signal.SIGALRM, on_alarm)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def worker(mode: str, *args: str) -> None:
     from . import index, pipeline
 
     cfg = _load_cfg()
+    if cfg.vault is not None and cfg.worker_seconds:
+        _watchdog(cfg)
     try:
         if mode == "reindex":
             from . import journal
@@ -402,6 +482,9 @@ def run_hook(argv: list[str]) -> int:
             worker(*(argv[1:] or ["sync"]))
         except BaseException as e:  # noqa: BLE001 - a detached worker reports, never raises
             d = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
+            if d and (not os.path.isdir(d) or _cache_gone(d)):
+                _tidy_recreated(d)
+                return 0  # the cache dir was removed under the worker: leave nothing behind
             msg = f"background {argv[1:] or 'sync'} failed: {type(e).__name__}: {e}"
             log(d, "background", "ERROR", msg)
             _set_error(d, "background", msg)

@@ -10,6 +10,7 @@ queues its paths in `pending.txt`, and whoever holds the lock drains that queue 
 """
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sqlite3
@@ -20,7 +21,7 @@ from typing import Callable, Iterable
 from . import links as L
 from . import textutil as T
 from .config import Config
-from .errors import IndexMissing, VaultError
+from .errors import CacheFull, IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
@@ -79,6 +80,29 @@ def connect(path: str | os.PathLike) -> sqlite3.Connection:
     return conn
 
 
+def disk_full(cfg: Config, e: BaseException) -> CacheFull | None:
+    """The one error a full cache disk becomes (from SQLite or from a file write), else None."""
+    if isinstance(e, CacheFull):
+        return e
+    full = isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+    if isinstance(e, sqlite3.DatabaseError):
+        msg = str(e).lower()
+        full = "full" in msg or ("disk i/o error" in msg and free_bytes(cfg) < 1 << 20)
+    if not full:
+        return None
+    return CacheFull(f"the disk of the cache dir {cfg.cache_dir} is full ({free_bytes(cfg) >> 20} MB free): free "
+                     "some space (or set cache_dir elsewhere); the previous index is kept and the next "
+                     "sync or rebuild retries")
+
+
+def free_bytes(cfg: Config) -> int:
+    try:
+        st = os.statvfs(cfg.cache_dir)
+    except OSError:
+        return 0
+    return st.f_bavail * st.f_frsize
+
+
 def open_index(cfg: Config) -> sqlite3.Connection:
     """The current index, or IndexMissing (run rebuild) when there is none or it is unusable."""
     p = index_path(cfg)
@@ -88,6 +112,9 @@ def open_index(cfg: Config) -> sqlite3.Connection:
         conn = connect(p)
         v = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     except sqlite3.DatabaseError as e:
+        full = disk_full(cfg, e)
+        if full:  # a full disk, not a broken index: say so, never "run rebuild"
+            raise full from None
         raise IndexMissing(f"index {p} is unreadable ({e}): run `memory-plugin rebuild`") from None
     if not v or v[0] != SCHEMA_VERSION:
         conn.close()
@@ -217,6 +244,16 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
     insert_rows(conn, [note_rows(note, resolver, cfg.values)], nid)
 
 
+def _alias_keys(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
+    """The link keys of the aliases these notes have in the index now."""
+    keys: set[str] = set()
+    for i in range(0, len(paths), 500):
+        chunk = paths[i:i + 500]
+        keys |= {L.name_key(r[0]) for r in conn.execute(
+            f"SELECT alias_lc FROM aliases WHERE path IN ({','.join('?' * len(chunk))})", chunk)}
+    return keys
+
+
 def reresolve(conn: sqlite3.Connection, keys: set[str], resolver: L.Resolver) -> int:
     """Resolve again every link whose target may have changed because files with `keys` came or went."""
     n = 0
@@ -269,14 +306,47 @@ def index_lock(cfg: Config, timeout: float = -1):
 
 # ---------------------------------------------------------------- rebuild
 
+TEMP_MIN_AGE = 60  # seconds: no write of ours takes this long, so an older temp file is a leftover
+
+
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
     """-> (notes, other files): attachments, and every file of the excluded folders, which stay link
     targets (`![[Books.base]]` from Templates/Bases/ resolves) without being sources or notes."""
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
     targets: list[str] = []
-    notes, attachments = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, targets_only=targets)
+    temps: list[str] = []
+    notes, attachments = walk_vault(vault, cfg.exclude, warnings, skip_dirs=skip, targets_only=targets,
+                                    temps=temps)
+    if temps:
+        remove_stale_temps(cfg, temps)
     return notes, attachments + targets
+
+
+def remove_stale_temps(cfg: Config, temps: list[str]) -> int:
+    """Remove temp files a killed writer of ours left in the vault: only while no writer holds the
+    vault lock (every writer of ours holds it), and only when older than TEMP_MIN_AGE."""
+    from .fsutil import vault_lock
+
+    lock = vault_lock(cfg.cache_dir, timeout=0)
+    try:
+        lock.acquire()
+    except Exception:  # a write is under way: the next sync cleans up
+        return 0
+    n = 0
+    try:
+        now = time.time()
+        for t in temps:
+            try:
+                st = os.lstat(t)
+                if os.path.isfile(t) and not os.path.islink(t) and now - st.st_mtime > TEMP_MIN_AGE:
+                    os.unlink(t)
+                    n += 1
+            except OSError:
+                pass
+    finally:
+        lock.release()
+    return n
 
 
 def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
@@ -303,6 +373,17 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
     _drain_after_release(cfg)
     stats["seconds"] = round(time.time() - t0, 3)
     return stats
+
+
+def _or_full(cfg: Config, fn):
+    """fn(), with a full cache disk raised as the one CacheFull error."""
+    try:
+        return fn()
+    except (OSError, sqlite3.DatabaseError) as e:
+        full = disk_full(cfg, e)
+        if full:
+            raise full from None
+        raise
 
 
 PARALLEL_MIN_NOTES = 1500  # below this, starting worker processes costs more than it saves
@@ -352,7 +433,52 @@ def _parallel(fn, vfs: list[VaultFile], values: dict, resolver: L.Resolver | Non
 def _rebuild_locked(cfg: Config, progress) -> dict:
     scan_warnings: list[tuple[str, str, str]] = []
     files, attachments = _scan(cfg, scan_warnings)
+    _remove_stale_generations(cfg)
     gen = f"index-{time.time_ns()}.sqlite"
+    try:
+        return _build_generation(cfg, gen, files, attachments, scan_warnings, progress)
+    except BaseException as e:
+        _remove_generation(cfg, gen)  # a failed rebuild leaves nothing behind; the old index stays
+        full = disk_full(cfg, e) if isinstance(e, Exception) else None
+        if full:
+            raise full from None
+        raise
+
+
+def _current_generation(cfg: Config) -> str | None:
+    try:
+        return os.readlink(cfg.path(INDEX_NAME))
+    except OSError:
+        return None
+
+
+def _remove_generation(cfg: Config, gen: str) -> None:
+    if gen == _current_generation(cfg):
+        return
+    for suffix in ("", "-journal", "-wal", "-shm"):
+        try:
+            os.unlink(cfg.path(gen + suffix))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            pass
+
+
+def _remove_stale_generations(cfg: Config) -> None:
+    """Generations left by a rebuild that was killed (caller holds the index lock: none is in use
+    for writing; readers keep their open file handles)."""
+    current = _current_generation(cfg)
+    for p in cfg.cache_dir.glob("index-*.sqlite"):
+        if p.name != current:
+            _remove_generation(cfg, p.name)
+
+
+def stale_generations(cfg: Config) -> list[Path]:
+    current = _current_generation(cfg)
+    return [p for p in cfg.cache_dir.glob("index-*.sqlite*") if not current or not p.name.startswith(current)]
+
+
+def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, progress) -> dict:
     new_path = cfg.path(gen)
     conn = sqlite3.connect(str(new_path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=OFF")
@@ -368,7 +494,11 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         total = len(vfs)
         if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved
             pairs = sorted(p for chunk in _parallel(_aliases_chunk, vfs, cfg.values, None) for p in chunk)
-            resolver.aliases = {a.lower(): path for path, aliases in pairs for a in reversed(aliases)}
+            first: dict[str, str] = {}
+            for path, aliases in pairs:  # the first path wins, as in sql_resolver
+                for a in aliases:
+                    first.setdefault(a.lower(), path)
+            resolver.aliases = first
         done = n_warnings = 0
         for batch in _parallel(_rows_chunk, vfs, cfg.values, resolver):
             insert_rows(conn, batch, done + 1)
@@ -397,8 +527,8 @@ def _rebuild_locked(cfg: Config, progress) -> dict:
         conn.close()
     _swap_in(cfg, gen)
     from .fsutil import atomic_write
-    atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False)
-    atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False)
+    _or_full(cfg, lambda: atomic_write(cfg.path("rebuild.stamp"), f"{now}\n", skip_unchanged=False))
+    _or_full(cfg, lambda: atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False))
     return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
             "warnings": len(scan_warnings) + n_warnings}
 
@@ -449,10 +579,11 @@ def sync(cfg: Config, lock_timeout: float = -1) -> dict:
     except Exception:
         raise Busy("another rebuild or sync holds the index lock")
     try:
-        stats = _sync_locked(cfg)
-        drain_pending_locked(cfg)
         from .fsutil import atomic_write
-        atomic_write(cfg.path("sync.stamp"), f"{time.time()}\n", skip_unchanged=False)
+
+        stats = _or_full(cfg, lambda: _sync_locked(cfg))
+        _or_full(cfg, lambda: drain_pending_locked(cfg))
+        _or_full(cfg, lambda: atomic_write(cfg.path("sync.stamp"), f"{time.time()}\n", skip_unchanged=False))
     finally:
         lock.release()
     _drain_after_release(cfg)
@@ -494,6 +625,9 @@ def _sync_locked(cfg: Config) -> dict:
         removed_files = gone + gone_att
         stats["deleted"] = len(gone) - stats["renamed"]
         conn.execute("BEGIN IMMEDIATE")
+        # links to an alias a changed or deleted note had (or has now) may resolve elsewhere
+        keys: set[str] = _alias_keys(conn, removed_files + [n.path for n in to_parse]) \
+            if cfg.resolve_aliases else set()
         for p in removed_files:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
@@ -503,12 +637,11 @@ def _sync_locked(cfg: Config) -> dict:
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:
             write_note(conn, note, resolver, cfg)
-        keys: set[str] = set()
         for p in added_files + removed_files:
             keys |= L.keys_for_file(p)
         if cfg.resolve_aliases:
             for note in to_parse:
-                keys |= {a.lower() for a in note.aliases}
+                keys |= {L.name_key(a) for a in note.aliases}
         reresolve(conn, keys, resolver)
         conn.execute("DELETE FROM warnings WHERE kind IN ('symlink', 'unreadable')")
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
@@ -555,8 +688,8 @@ def reindex(cfg: Config, paths: Iterable[str], lock_timeout: float = 2.0) -> dic
         _drain_after_release(cfg)
         return {"queued": len(rels), "reindexed": 0}
     try:
-        stats = _reindex_locked(cfg, rels)
-        drain_pending_locked(cfg)
+        stats = _or_full(cfg, lambda: _reindex_locked(cfg, rels))
+        _or_full(cfg, lambda: drain_pending_locked(cfg))
     finally:
         lock.release()
     _drain_after_release(cfg)
@@ -577,6 +710,8 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             if not exists:
                 if rel.lower().endswith(".md"):
                     if known or conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone():
+                        if cfg.resolve_aliases:
+                            keys |= _alias_keys(conn, [rel])
                         conn.execute("DELETE FROM files WHERE path=?", (rel,))
                         delete_note_rows(conn, rel)
                         keys |= L.keys_for_file(rel)
@@ -599,9 +734,9 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             if not known:
                 conn.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", _file_row(rel))
                 keys |= L.keys_for_file(rel)
-            write_note(conn, note, resolver, cfg)
             if cfg.resolve_aliases:
-                keys |= {a.lower() for a in note.aliases}
+                keys |= _alias_keys(conn, [rel]) | {L.name_key(a) for a in note.aliases}
+            write_note(conn, note, resolver, cfg)
             stats["reindexed"] += 1
         reresolve(conn, keys, resolver)
         if stats["reindexed"] or stats["removed"]:

@@ -7,11 +7,24 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 FENCE_RE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
+# Comments run to their end or to the end of the note: one lazy scan from each opener, never twice.
 HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 OBSIDIAN_COMMENT_RE = re.compile(r"%%.*?(?:%%|\Z)", re.S)
-INLINE_CODE_RE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-WIKILINK_RE = re.compile(r"(?<!\\)(!?)\[\[([^\[\]\n]*?)\]\]")
-MDLINK_RE = re.compile(r"(?<![\\\]])(!?)\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\(\s*(<[^<>\n]+>|[^\s()]+(?:\([^\s()]*\)[^\s()]*)*)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+BACKTICKS_RE = re.compile(r"`+")
+# A newline followed by a line that starts a new block: a code span never crosses one (CommonMark:
+# blank line, list item, block quote, ATX heading, thematic break; fence lines are blank by then).
+_BLOCK_START = (r"(?:[ \t]*+(?:\n|$)|[ \t]{0,3}+(?:[-*+](?:[ \t]|$)|\d{1,9}+[.)](?:[ \t]|$)|>|#{1,6}+(?:[ \t]|$)"
+                r"|(?:(?:\*[ \t]*+){3,}|(?:-[ \t]*+){3,}|(?:_[ \t]*+){3,})$))")
+# Tokens for code spans: a backtick string, or a block boundary with everything up to the next
+# backtick (so a stretch of lines without backticks is one token, however many blocks it holds).
+CODE_TOKEN_RE = re.compile(r"(`++)|\n(?=" + _BLOCK_START + r")[^`]*+", re.M)
+HEADING_RE = re.compile(r"[ \t]{0,3}+#{1,6}+(?:[ \t]|$)", re.M)
+# Possessive quantifiers (`*+`, `++`): a failed match never backtracks, so every pattern below costs
+# time linear in the text however many unclosed `[[`, `[x](` or `\[` it holds.
+WIKILINK_RE = re.compile(r"(?<!\\)(!?)\[\[([^\[\]\n]*+)\]\]")
+MDLINK_RE = re.compile(r"(?<![\\\]])(!?)\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*+"
+                       r"(<[^<>\n]++>|[^\s()]++(?:\([^\s()]*+\)[^\s()]*+)*+)"
+                       r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 INLINE_FIELD_RE = re.compile(r"^\s*(?:[-*+]\s+)?\**([\w][\w \-/]*?)\**::(.*)$")
 # Obsidian tags: '#' at line start or after whitespace; letters (any script), digits, _ - / ;
@@ -34,31 +47,132 @@ def _blank(m: re.Match) -> str:
     return re.sub(r"[^\n]", " ", m.group(0))
 
 
-def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True) -> str:
-    """Blank out fenced code, inline code and HTML comments (and %% %% if asked)."""
+FENCE_LINE_RE = re.compile(r"^[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
+
+
+def _mask_fences(body: str, check=None) -> str:
+    """Fenced code blanked: the opening line emptied, the rest (closing line too) turned to spaces,
+    newlines kept; an unclosed fence runs to the end. Only fence-like lines are visited."""
+    parts, last, fence, open_end = [], 0, None, 0
+    for k, m in enumerate(FENCE_LINE_RE.finditer(body)):
+        if check is not None and not k & 0x3FFF:
+            check()
+        if fence is None:
+            fence = m.group(1)
+            parts.append(body[last:m.start()])
+            last = open_end = m.end()
+        elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip():
+            parts.append(re.sub(r"[^\n]", " ", body[open_end:m.end()]))
+            last, fence = m.end(), None
+    if fence is not None:
+        parts.append(re.sub(r"[^\n]", " ", body[open_end:]))
+        last = len(body)
+    parts.append(body[last:])
+    return "".join(parts)
+
+
+def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True,
+                     check=None) -> str:
+    """Blank out fenced code, inline code and HTML comments (and %% %% if asked). `check()`, when
+    given, is called every few thousand fence lines or backtick strings (a time budget may raise)."""
     if "```" in body or "~~~" in body:
-        out, fence = [], None
-        for line in body.split("\n"):
-            m = FENCE_RE.match(line)
-            if fence is None:
-                if m:
-                    fence = m.group(1)
-                    out.append("")
-                    continue
-                out.append(line)
-            else:
-                if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
-                        and not line.strip()[len(m.group(1)):].strip():
-                    fence = None
-                out.append(" " * len(line))
-        body = "\n".join(out)
+        body = _mask_fences(body, check)
     if "<!--" in body:
         body = HTML_COMMENT_RE.sub(_blank, body)
     if inline_code and "`" in body:
-        body = INLINE_CODE_RE.sub(_blank, body)
+        body = mask_code_spans(body, check)
     if not keep_obsidian_comments and "%%" in body:
         body = OBSIDIAN_COMMENT_RE.sub(_blank, body)
     return body
+
+
+def _pair_runs(text: str, found: list[tuple[int, int]], start: int, out: list[tuple[int, int]]) -> None:
+    """CommonMark code spans among the backtick strings `found` of one block (which starts at
+    `start`), appended to `out` as (start, end): a backtick string opens a span closed by the next
+    one of the same length; an opener that has none is literal. Linear: per length, closers are
+    looked up in increasing order."""
+    if len(found) < 2:
+        return
+    runs: dict[int, list[int]] = {}
+    for i, (a, b) in enumerate(found):
+        runs.setdefault(b - a, []).append(i)
+    nxt = dict.fromkeys(runs, 0)   # per length: the first run index not yet passed
+    i = 0
+    while i < len(found):
+        pos, e = found[i]
+        n = e - pos
+        if pos > start and text[pos - 1] == "\\":  # an escaped backtick is literal; the rest may open
+            k, j = pos - 1, 0
+            while k >= start and text[k] == "\\":
+                k, j = k - 1, j + 1
+            if j % 2:
+                pos, n = pos + 1, n - 1
+        lst = runs.get(n)
+        closer = None
+        if n and lst:
+            c = nxt[n]
+            while c < len(lst) and lst[c] <= i:
+                c += 1
+            nxt[n] = c
+            closer = lst[c] if c < len(lst) else None
+        if closer is None:
+            i += 1
+            continue
+        out.append((pos, found[closer][1]))
+        i = closer + 1
+
+
+def _pairs(text: str, block: list[tuple[int, int]], start: int, simple: bool,
+           out: list[tuple[int, int]]) -> None:
+    if len(block) < 2:
+        return
+    if simple:  # single unescaped backticks pair up in order
+        out.extend((block[j][0], block[j + 1][1]) for j in range(0, len(block) - 1, 2))
+    else:
+        _pair_runs(text, block, start, out)
+
+
+def mask_code_spans(body: str, check=None) -> str:
+    """Blank out inline code spans (newlines kept), block by block: a span never crosses a blank
+    line, a list item's start, a block quote line's start or a heading. Linear: the regex engine
+    scans the text once; Python work is per backtick string and per block boundary before one."""
+    if body.count("`") < 2:
+        return body
+    simple = body.find("``") < 0 and body.find("\\`") < 0
+    spans: list[tuple[int, int]] = []
+    block: list[tuple[int, int]] = []
+    block_start = 0
+    limit = -1          # when the block is a heading: where its line ends
+    need_line = True    # the next backtick string starts a block: is its line a heading?
+    for k, m in enumerate(CODE_TOKEN_RE.finditer(body)):
+        if check is not None and not k & 0x3FFF:
+            check()
+        if m.group(1) is None:  # a block boundary
+            _pairs(body, block, block_start, simple, spans)
+            block, block_start, need_line, limit = [], m.start() + 1, True, -1
+            continue
+        a = m.start()
+        if limit >= 0 and a > limit:  # past the end of a heading line: a new block
+            _pairs(body, block, block_start, simple, spans)
+            block, block_start, limit = [], limit + 1, -1
+        if need_line:
+            ls = body.rfind("\n", block_start, a)
+            ls = block_start if ls < 0 else ls + 1
+            if HEADING_RE.match(body, ls):
+                nl = body.find("\n", a)
+                limit = len(body) if nl < 0 else nl
+            need_line = False
+        block.append(m.span(1))
+    _pairs(body, block, block_start, simple, spans)
+    if not spans:
+        return body
+    parts, last = [], 0
+    for a, b in spans:
+        parts.append(body[last:a])
+        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else re.sub(r"[^\n]", " ", body[a:b]))
+        last = b
+    parts.append(body[last:])
+    return "".join(parts)
 
 
 def split_wikilink(inner: str) -> tuple[str, str, str]:
@@ -122,26 +236,26 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
 
 
 def extract_property_links(props: dict) -> list[RawLink]:
+    """Wikilinks in property values, in document order; iterative (no recursion limit) and each
+    value visited once per place it appears (notes.props_too_big bounds how many places)."""
     out: list[RawLink] = []
-
-    def walk(key: str, value) -> None:
-        if isinstance(value, str):
-            if "[[" in value:
-                for m in WIKILINK_RE.finditer(value):
-                    linkpath, sub, display = split_wikilink(m.group(2))
-                    if linkpath or sub:
-                        out.append(RawLink("property", linkpath, sub, display, 0, key))
-        elif isinstance(value, list):
-            for v in value:
-                walk(key, v)
-        elif isinstance(value, dict):
-            for v in value.values():
-                walk(key, v)
-
     for k, v in props.items():
-        if str(k).lower() in ("tags", "tag", "aliases", "alias", "cssclasses"):
+        key = str(k).lower()
+        if key in ("tags", "tag", "aliases", "alias", "cssclasses"):
             continue
-        walk(str(k).lower(), v)
+        stack = [v]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, str):
+                if "[[" in value:
+                    for m in WIKILINK_RE.finditer(value):
+                        linkpath, sub, display = split_wikilink(m.group(2))
+                        if linkpath or sub:
+                            out.append(RawLink("property", linkpath, sub, display, 0, key))
+            elif isinstance(value, list):
+                stack.extend(reversed(value))
+            elif isinstance(value, dict):
+                stack.extend(reversed(list(value.values())))
     return out
 
 

@@ -166,11 +166,48 @@ def same_name(conn: sqlite3.Connection, name: str) -> list[str]:
 
 # ---------------------------------------------------------------- file names and writing
 
+# A file name is at most 255 bytes on Linux and macOS; atomic_write's temp name adds 14
+# (".NAME.md.XXXXXXXX.tmp"), and ".md" 3 more.
+NAME_MAX_BYTES = 255 - 14 - 3
+# Characters that change text direction or are invisible: in a file name they make two different
+# names look the same (or one look like another), so a title holding one is refused.
+_BIDI = {"\u202a": "LEFT-TO-RIGHT EMBEDDING", "\u202b": "RIGHT-TO-LEFT EMBEDDING",
+         "\u202c": "POP DIRECTIONAL FORMATTING", "\u202d": "LEFT-TO-RIGHT OVERRIDE",
+         "\u202e": "RIGHT-TO-LEFT OVERRIDE", "\u2066": "LEFT-TO-RIGHT ISOLATE",
+         "\u2067": "RIGHT-TO-LEFT ISOLATE", "\u2068": "FIRST STRONG ISOLATE",
+         "\u2069": "POP DIRECTIONAL ISOLATE", "\u200e": "LEFT-TO-RIGHT MARK", "\u200f": "RIGHT-TO-LEFT MARK",
+         "\u061c": "ARABIC LETTER MARK"}
+_INVISIBLE = {"\u200b": "ZERO WIDTH SPACE", "\u200c": "ZERO WIDTH NON-JOINER", "\u200d": "ZERO WIDTH JOINER",
+              "\u2060": "WORD JOINER", "\ufeff": "ZERO WIDTH NO-BREAK SPACE", "\u180e": "MONGOLIAN VOWEL SEPARATOR",
+              "\u00ad": "SOFT HYPHEN", "\u034f": "COMBINING GRAPHEME JOINER"}
+
+
+def _joiner_ok(t: str, i: int) -> bool:
+    """ZWJ / ZWNJ between two non-ASCII letters, marks or symbols is spelling (Persian, Indic
+    scripts, emoji sequences such as 👩‍💻), not a trick."""
+    import unicodedata
+
+    if t[i] not in "\u200c\u200d" or i == 0 or i == len(t) - 1:
+        return False
+    return all(ord(c) > 127 and unicodedata.category(c)[0] in "LMS" for c in (t[i - 1], t[i + 1]))
+
+
+def check_title(title: str) -> None:
+    """A one-line error for a title no file name should carry: direction overrides, invisible
+    characters (other than joiners inside a word or an emoji)."""
+    for i, c in enumerate(title):
+        name = _BIDI.get(c) or (_INVISIBLE.get(c) if not _joiner_ok(title, i) else None)
+        if name:
+            raise MemoryWriteError(f"title contains U+{ord(c):04X} {name} (character {i + 1}), which hides "
+                                   "or reorders text in file names: remove it")
+
+
 def safe_filename(title: str) -> str:
     """A file name (without .md) for a title, or VaultError when the title would escape the vault."""
     t = title.strip()
     if not t:
         raise MemoryWriteError("empty title: give --title a few words naming the memory")
+    check_title(t)
     if "/" in t or "\\" in t or t.startswith("~") or os.path.isabs(t) or re.match(r"^[A-Za-z]:", t):
         raise VaultError(f"title `{title}` contains a path (/, \\, ~ or a drive): "
                          "give a plain title; the folder comes from --type")
@@ -182,7 +219,12 @@ def safe_filename(title: str) -> str:
         raise MemoryWriteError(f"title `{title}` has no usable characters: use letters or digits")
     if name.split(".")[0].lower() in RESERVED:
         raise VaultError(f"title `{title}` is a reserved file name on Windows: choose another title")
-    return name[:120].rstrip(" .")
+    name = name[:120].rstrip(" .")
+    size = len(name.encode("utf-8"))
+    if size > NAME_MAX_BYTES:
+        raise MemoryWriteError(f"title makes a file name of {size} bytes in UTF-8; at most {NAME_MAX_BYTES} "
+                               "fit: shorten the title")
+    return name
 
 
 def inside_vault(cfg: Config, rel: str) -> Path:
@@ -283,6 +325,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         if t.lower() not in {x.lower() for x in tag_list}:
             tag_list.append(t)
     today = today or _dt.date.today()
+    if body and "\x00" in body:  # refused, not stored: see docs/guarantees.md
+        raise MemoryWriteError("the body contains a NUL byte (a binary or UTF-16 file?): give UTF-8 text")
     body = (body or "").strip("\n")
     conn = open_or_build(cfg)
     try:

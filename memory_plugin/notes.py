@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,11 +16,21 @@ from . import links as L
 from .paths import is_excluded
 from .privacy import head_says_private
 
-H1_RE = re.compile(r"^#[ \t]+(.+?)[ \t]*#*[ \t]*$", re.M)
-MD_STRIP_RE = re.compile(r"!?\[\[([^\]|]*?)(?:\|([^\]]*))?\]\]")
-MDLINK_TEXT_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-EMPH_RE = re.compile(r"(\*\*|__|\*|_|~~|==)(?=\S)(.+?)(?<=\S)\1")
+# Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
+# delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
+H1_RE = re.compile(r"^#[ \t]++([^\n]*+)$", re.M)
+MD_STRIP_RE = re.compile(r"!?\[\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
+MDLINK_TEXT_RE = re.compile(r"!?\[([^\[\]\n]*+)\]\([^()\n]*+\)")
+EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
+                              (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
+PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
+FIRST_PARAGRAPH_LINES = 2000
+# A note's properties, expanded (a YAML alias counts each time it is used), hold at most this many
+# values and nest at most this deep; beyond that (an alias bomb, a generated tree) they are dropped
+# with a warning and the note keeps its text and body links. Real vaults stay far below both.
+MAX_PROP_VALUES = 20_000
+MAX_PROP_DEPTH = 32
 
 
 @dataclass
@@ -71,13 +82,19 @@ def dumps(o) -> str:
     return _ENCODE(o)
 
 
+# The temp file fsutil.atomic_write writes next to a note (`.Title.md.k3j9x_2a.tmp`, mkstemp's 8
+# characters): one that a killed writer left behind is removed by the next sync.
+TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
+
+
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
                skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
-               ) -> tuple[dict[str, VaultFile], list[str]]:
+               temps: list[str] | None = None) -> tuple[dict[str, VaultFile], list[str]]:
     """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
     vault are skipped; symlink loops are reported, never followed twice. Files under a configured
     exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
-    they are no notes of the graph."""
+    they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
+    when it is given."""
     notes: dict[str, VaultFile] = {}
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
@@ -95,6 +112,8 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
         for e in entries:
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
             if e.name.startswith("."):
+                if temps is not None and TEMP_RE.fullmatch(e.name):
+                    temps.append(e.path)
                 continue
             excluded = in_excluded or is_excluded(rel, excludes)
             if excluded and targets_only is None:
@@ -174,6 +193,26 @@ def load_yaml(fm: str):
         return yaml.load(fm, Loader=yaml.SafeLoader)
 
 
+def props_too_big(data) -> str | None:
+    """Why `data` (loaded YAML) is beyond MAX_PROP_VALUES / MAX_PROP_DEPTH, or None. Iterative, and
+    it stops at the limit, so a billion-value alias bomb costs MAX_PROP_VALUES steps."""
+    stack = [(data, 0)]
+    n = 0
+    while stack:
+        v, depth = stack.pop()
+        n += 1
+        if n > MAX_PROP_VALUES:
+            return (f"properties expand to more than {MAX_PROP_VALUES} values (YAML aliases?): "
+                    "properties ignored")
+        if depth > MAX_PROP_DEPTH:
+            return f"properties nest deeper than {MAX_PROP_DEPTH} levels: properties ignored"
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for kv in v.items() for x in kv)
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+    return None
+
+
 def _str_list(value) -> list[str]:
     if value is None:
         return []
@@ -202,16 +241,37 @@ def _date(value) -> str | None:
     return str(value)
 
 
-def plain_text(s: str) -> str:
+def _emph(m: re.Match) -> str:
+    return next(g for g in m.groups() if g is not None)
+
+
+def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
+    """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
+    characters are read, as callers keep a title or a summary of a few hundred."""
+    s = s[:limit]
     s = MD_STRIP_RE.sub(lambda m: (m.group(2) or m.group(1).split("#")[0]).strip(), s)
     s = MDLINK_TEXT_RE.sub(lambda m: m.group(1), s)
-    s = EMPH_RE.sub(lambda m: m.group(2), s)
+    s = EMPH_RE.sub(_emph, s)
     return re.sub(r"\s+", " ", s).strip()
+
+
+def heading_text(line: str) -> str:
+    """An ATX heading's text without its closing #s."""
+    t = line.strip(" \t")
+    stripped = t.rstrip("#")
+    if stripped != t and (not stripped or stripped[-1] in " \t"):
+        t = stripped
+    return t.strip(" \t")
 
 
 def first_paragraph(masked_body: str) -> str:
     para: list[str] = []
-    for line in masked_body.split("\n"):
+    size = 0
+    # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
+    lines = masked_body.lstrip().split("\n", FIRST_PARAGRAPH_LINES)[:FIRST_PARAGRAPH_LINES]
+    for line in lines:
+        if size > PLAIN_MAX:
+            break
         s = line.strip()
         if not s:
             if para:
@@ -229,6 +289,7 @@ def first_paragraph(masked_body: str) -> str:
         s = re.sub(r"^([-*+]|\d+[.)])\s+(\[.\]\s+)?", "", s)
         if s:
             para.append(s)
+            size += len(s) + 1
     return trim(plain_text(" ".join(para)))
 
 
@@ -241,9 +302,8 @@ def trim(s: str, n: int = SUMMARY_CHARS) -> str:
 
 
 def decode(raw: bytes) -> tuple[str | None, str | None]:
-    """-> (text, None) or (None, reason to skip)."""
-    if b"\x00" in raw[:8192]:
-        return None, "binary file: skipped"
+    """-> (text, None) or (None, reason to skip). Any bytes that decode as UTF-8 are a note, as in
+    Obsidian; NUL characters become U+FFFD so no output carries them (offsets and lines are kept)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -252,14 +312,49 @@ def decode(raw: bytes) -> tuple[str | None, str | None]:
         text = text[1:]
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
     return text, None
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _Budget:
+    """The per-note time budget (`note_seconds`), checked between the stages of reading a note:
+    every stage is linear, so this only catches what nothing else bounds (a slow disk, a huge note
+    on a loaded machine)."""
+
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def check(self, stage: str) -> None:
+        if time.monotonic() > self.end:
+            raise _OverBudget(f"took longer than note_seconds ({self.seconds:g} s) to read, at {stage}: skipped")
 
 
 def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
                read_private: bool = False) -> Note:
     """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
     max_note_bytes + 1 bytes. A private note keeps only its path (and title, its file name), unless
-    `read_private` (a command editing that note's own properties)."""
+    `read_private` (a command editing that note's own properties). A note over the per-note time
+    budget (`note_seconds`) is kept as skipped, with a warning."""
+    budget = _Budget(float(cfg_values.get("note_seconds", 5)))
+    try:
+        return _parse_note(path, raw, cfg_values, budget, size, read_private)
+    except _OverBudget as e:
+        title = path.rsplit("/", 1)[-1][:-3]
+        note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                    hash=hashlib.blake2b(raw, digest_size=16).hexdigest(), skipped=True)
+        note.private = head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"])
+        note.warnings.append(str(e))
+        return note
+
+
+def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budget,
+                size: int | None = None, read_private: bool = False) -> Note:
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
                 hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
@@ -280,6 +375,7 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
         return note
     if not text.strip():
         note.warnings.append("empty note")
+    budget.check("decoding")
     fm, body, offset = split_frontmatter(text)
     props: dict[str, Any] = {}
     if fm is not None and fm.strip():
@@ -291,15 +387,21 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
             problem = getattr(e, "problem", None) or str(e).split("\n")[0]
             note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
             data = None
-        if isinstance(data, dict):
+        budget.check("properties")
+        why = props_too_big(data) if isinstance(data, (dict, list)) else None
+        if why:
+            note.warnings.append(why)  # privacy was decided on the text already (privacy.py)
+        elif isinstance(data, dict):
             props = {str(k): v for k, v in data.items()}
         elif data is not None:
             note.warnings.append("properties are not a key: value mapping: ignored")
     note.props = props
     note.body = body
     keep_comments = cfg_values.get("comment_links", True)
-    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments)
+    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments,
+                                check=lambda: budget.check("masking code and comments"))
     note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
+    budget.check("links")
     tags = _tag_list(props.get("tags", props.get("tag")))
     tag_text = masked if keep_comments is False else L.OBSIDIAN_COMMENT_RE.sub(L._blank, masked) \
         if "%%" in masked else masked
@@ -317,11 +419,13 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
     else:
         m = H1_RE.search(masked)
         if m:
-            note.display_title = plain_text(m.group(1)) or title
+            note.display_title = plain_text(heading_text(m.group(1)[:PLAIN_MAX])) or title
     summary = props.get("summary") or props.get("description")
     note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
         str(summary).strip() else \
-        first_paragraph(L.mask_non_content(body, inline_code=False).replace("`", ""))
+        first_paragraph(L.mask_non_content(body, inline_code=False, check=lambda: budget.check("summary"))
+                        .replace("`", ""))
+    budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
                           else None, note.tags, note.display_title, cfg_values)

@@ -18,15 +18,20 @@ def rebuild(cfg: Config, progress: Callable[[int, int], None] | None = None,
     """A fresh index, then every output written from it."""
     stats = index.rebuild(cfg, progress=progress, lock_timeout=lock_timeout, only_if=only_if)
     if not stats.get("skipped"):
-        stats["outputs"] = outputs.refresh(cfg, force=True)
+        stats["outputs"] = _refresh(cfg, force=True)
     return stats
+
+
+def _refresh(cfg: Config, force: bool = False):
+    """outputs.refresh, with a full cache disk raised as the one CacheFull error."""
+    return index._or_full(cfg, lambda: outputs.refresh(cfg, force=force))
 
 
 def sync(cfg: Config, lock_timeout: float = -1) -> dict:
     """Re-read what changed, then rewrite the outputs whose content changed."""
     stats = index.sync(cfg, lock_timeout=lock_timeout)
     if stats.get("rebuilt"):
-        stats["outputs"] = outputs.refresh(cfg, force=True)
+        stats["outputs"] = _refresh(cfg, force=True)
     elif stats["changed"] or outputs.stale(cfg) or not outputs.all_exist(cfg):
-        stats["outputs"] = outputs.refresh(cfg)
+        stats["outputs"] = _refresh(cfg)
     return stats

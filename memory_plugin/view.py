@@ -30,7 +30,8 @@ OWN_PLACE = {"title", "aliases", "alias", "tags", "tag", "summary", "description
              "project", "private", "cssclasses"}
 NOTE, TAG, UNRESOLVED, ATTACHMENT = 0, 1, 2, 3
 HUB, SUPERSEDED, RETRACTED = 1, 2, 4
-WIKILINK = re.compile(r"\[\[([^\]|#^]*)([^\]]*)\]\]")
+WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]*+)([^\[\]\n]*+)\]\]")  # linear: no rescans, no backtracking
+SCRUB_DEPTH = 8  # property values nested deeper are shown as "…"
 
 
 def _clip(s: str | None, n: int) -> str:
@@ -38,9 +39,12 @@ def _clip(s: str | None, n: int) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
-def _scrub(value: Any, hidden: set[str]) -> Any:
+def _scrub(value: Any, hidden: set[str], depth: int = 0) -> Any:
     """Props and summaries with every mention of a private note they link to replaced (as a
-    wikilink, or as the plain text a summary keeps of one), and long strings clipped."""
+    wikilink, or as the plain text a summary keeps of one), and long strings clipped. Depth-bounded:
+    a value nested deeper than SCRUB_DEPTH is shown as "…"."""
+    if depth > SCRUB_DEPTH and isinstance(value, (list, dict)):
+        return "…"
     if isinstance(value, str):
         if hidden:
             value = WIKILINK.sub(lambda m: "[[private note]]" if m.group(1).strip().lower() in hidden
@@ -49,9 +53,9 @@ def _scrub(value: Any, hidden: set[str]) -> Any:
                 value = re.sub(re.escape(name), "(private note)", value, flags=re.I)
         return _clip(value, PROP_CHARS)
     if isinstance(value, list):
-        return [_scrub(v, hidden) for v in value[:50]]
+        return [_scrub(v, hidden, depth + 1) for v in value[:50]]
     if isinstance(value, dict):
-        return {str(k): _scrub(v, hidden) for k, v in list(value.items())[:50]}
+        return {str(k): _scrub(v, hidden, depth + 1) for k, v in list(value.items())[:50]}
     return value
 
 

@@ -15,6 +15,24 @@ FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 GEN_VAULT = ROOT.parent / "shared" / "bench" / "gen_vault.py"
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """The reliability table (bench/reliability_summary.py) counts every test of tests/reliability as
+    a case, tried and (when it passes) held, unless the test counted its own cases (rel_helpers.case)."""
+    outcome = yield
+    rep = outcome.get_result()
+    counts = os.environ.get("MEMORY_PLUGIN_RELIABILITY_COUNTS")
+    if rep.when != "call" or not counts or "reliability" not in item.path.parts:
+        return
+    if os.environ.pop("MP_RELIABILITY_CASES_COUNTED", None) or rep.skipped:
+        return
+    import json
+
+    with open(counts, "a", encoding="utf-8") as f:
+        for key in ("cases", "held") if rep.passed else ("cases",):
+            f.write(json.dumps({"test": item.nodeid, "key": key, "n": 1}) + "\n")
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("home")

@@ -119,7 +119,8 @@ def test_missing_index_says_to_rebuild(vault):
 
 
 def test_skipped_files_and_symlink_loops_are_warnings(vault, cache_dir):
-    (vault / "bin.md").write_bytes(b"\x00\x01\x02")
+    (vault / "bin.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")  # binary: not UTF-8
+    (vault / "nul.md").write_bytes(b"\x00\x01\x02 [[Home]]")  # UTF-8 with NUL: a note, as in Obsidian
     (vault / "latin.md").write_bytes("caf\xe9".encode("latin-1"))
     (vault / "empty.md").write_bytes(b"")
     (vault / "loop").symlink_to(vault, target_is_directory=True)
@@ -129,7 +130,8 @@ def test_skipped_files_and_symlink_loops_are_warnings(vault, cache_dir):
     import sqlite3
     conn = sqlite3.connect(cache_dir / "index.sqlite")
     w = dict(((p, m) for p, m in conn.execute("SELECT path, message FROM warnings")))
-    assert "binary" in w["bin.md"] and "UTF-8" in w["latin.md"] and "empty" in w["empty.md"]
+    assert "UTF-8" in w["bin.md"] and "UTF-8" in w["latin.md"] and "empty" in w["empty.md"]
+    assert "nul.md" not in w and conn.execute("SELECT target FROM links WHERE src='nul.md'").fetchone() == ("Home.md",)
     assert "loop" in w["loop"] and "outside" in w["outside.md"]
     assert not conn.execute("SELECT 1 FROM notes WHERE path LIKE 'loop/%'").fetchone()
 

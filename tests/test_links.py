@@ -83,7 +83,8 @@ def test_bom_crlf_and_skips():
     cfg = load_config(vault="/tmp")
     n = parse_note("C.md", "\ufeff---\r\ntype: pitfall\r\n---\r\nText [[X]]\r\n".encode(), cfg.values)
     assert n.type == "pitfall" and [l.linkpath for l in n.links] == ["X"] and n.links[0].line == 4
-    assert parse_note("B.md", b"\x00\x01binary", cfg.values).skipped
+    nul = parse_note("B.md", b"text\x00 with a NUL [[Linked]]\n", cfg.values)  # UTF-8: read, as Obsidian does
+    assert not nul.skipped and [l.linkpath for l in nul.links] == ["Linked"] and "\x00" not in nul.body
     assert parse_note("L.md", "caf\xe9".encode("latin-1"), cfg.values).skipped
     assert parse_note("E.md", b"", cfg.values).warnings == ["empty note"]
     big = parse_note("G.md", b"x" * (cfg.max_note_bytes + 1), cfg.values)
@@ -136,3 +137,47 @@ def test_generated_vault_matches_ground_truth_exactly(tmp_path, cache_dir):
     for f in ("alias", "heading", "block", "embed", "attachment", "dangling", "folder-path", "case-variant",
               "markdown", "frontmatter", "same-note", "path-qualified-for-duplicate"):
         assert forms[f] > 0, f
+
+
+def _add_block_decoys(path, i):
+    """Open code spans that CommonMark closes at the next block, and a NUL byte: no link changes."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    h1 = next(k for k, l in enumerate(lines) if l.startswith("# "))
+    opener = ["- plan it in a ```schedule block", "- and a second item"] if i % 2 else \
+        ["A paragraph that opens ` one backtick and never closes it.", ""]
+    lines[h1 + 1:h1 + 1] = opener
+    closer = "- the ``` that would close it" if i % 2 else "The ` that would close it."
+    lines += ["", closer, "", f"A pasted NUL byte \x00 in note {i}.", ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_generated_vault_with_open_code_spans_and_nul_bytes(tmp_path, cache_dir):
+    """The generator's ground truth still holds when every note gets an unclosed code span before
+    its links (closed only after them, blocks later) and a NUL byte."""
+    vault = gen_vault(tmp_path / "v", 300, 5, "--md-link-share", "0.08", "--hub-share", "0.05")
+    notes = sorted(p for p in vault.rglob("*.md") if ".groundtruth" not in p.parts)
+    for i, p in enumerate(notes):
+        _add_block_decoys(p, i)
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    _check_against_groundtruth(vault, cache_dir)
+
+
+@pytest.mark.parametrize("body,links", [
+    ("- in a ```schedule block\n- [[A]]\n- [[B]] ```", ["A", "B"]),
+    ("p `open\n\n[[A]] `", ["A"]),
+    ("> `open\n> [[A]] `", ["A"]),
+    ("# h `open\n[[A]] `", ["A"]),
+    ("text\n\n## h `open\n[[A]] `", ["A"]),
+    ("text\n\n## h\nx `open\n[[X]] `", []),
+    ("1. `open\n2. [[A]] `", ["A"]),
+    ("p `open\n---\n[[A]] `", ["A"]),
+    ("a `span\ncontinues [[X]]` [[A]]", ["A"]),         # one paragraph: a span may run over lines
+    ("x ``a` [[X]] ``", []),                              # `` closes ``, the single ` inside is code
+    ("x `a ``b` [[A]]", ["A"]),
+    ("\\`[[A]]`", ["A"]),                                 # an escaped backtick opens nothing
+    ("````\n[[X]]\n````\n[[A]]", ["A"]),                  # a fence, not a code span
+])
+def test_code_spans_follow_commonmark(body, links):
+    assert [l.linkpath for l in L.extract_body_links(body)] == links

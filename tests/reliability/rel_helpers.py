@@ -2,8 +2,9 @@
 bench/reliability_summary.py adds up.
 
 Counters: when MEMORY_PLUGIN_RELIABILITY_COUNTS names a file, every `count(key, n)` appends one JSON
-line {"test": ..., "key": ..., "n": ...} to it. Keys: operations, faults, bad_inputs, lost, leaks,
-plus free-form detail keys.
+line {"test": ..., "key": ..., "n": ...} to it. Keys: cases and held (`with case(): ...`, one per case
+of an issue: tried, and held when no assertion failed), operations, faults, bad_inputs, lost, leaks,
+plus free-form detail keys (`timed_hook` records `detail:hostile_hook_max_ms`).
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import time
 from pathlib import Path
 
 COUNTS_ENV = "MEMORY_PLUGIN_RELIABILITY_COUNTS"
+SELF_COUNTED_ENV = "MP_RELIABILITY_CASES_COUNTED"
 EXE = Path(sys.executable).parent / "memory-plugin"
 
 
@@ -129,3 +131,30 @@ def run_bytes(*args: str, data: bytes = b"", env: dict | None = None, timeout: f
                        timeout=timeout)
     return subprocess.CompletedProcess(r.args, r.returncode, r.stdout.decode("utf-8", "replace"),
                                        r.stderr.decode("utf-8", "replace"))
+
+
+class case:
+    """One case of the reliability table: counted as tried on entry, as held when its block ends
+    without an assertion failing (`with case(): ...`)."""
+
+    def __init__(self, n: int = 1):
+        self.n = n
+
+    def __enter__(self):
+        count("cases", self.n)
+        os.environ[SELF_COUNTED_ENV] = "1"  # tests/conftest.py then does not count the test as one case
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is None:
+            count("held", self.n)
+        return False
+
+
+def timed_hook(*args: str, data: bytes = b"", env: dict | None = None, timeout: float = 60):
+    """A hook (or any command) as a whole process; its wall time is recorded as the worst hook time
+    on hostile input when it is the slowest so far."""
+    t0 = time.perf_counter()
+    r = run_bytes(*args, data=data, env=env, timeout=timeout)
+    count("detail:hostile_hook_max_ms", int((time.perf_counter() - t0) * 1000))
+    return r
