@@ -42,6 +42,9 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "query_budget_tokens": (int, 1500),
     "html_max_nodes": (int, 1500),
     "redact_emails": (bool, False),
+    "prompt_recall": (bool, True),
+    "prompt_recall_max_items": (int, 3),  # 0..3
+    "prompt_capture": (bool, True),
 }
 
 BRIEF_HARD_CAP = 10_000
@@ -139,6 +142,9 @@ def _check(key: str, value: Any, source: str) -> Any:
                           "(the brief's frame alone takes up to that)")
     if key == "journal_folder" and (Path(value).is_absolute() or ".." in Path(value).parts):
         raise ConfigError(f"{source}: key `journal_folder` must be a folder inside the vault, not {value!r}")
+    if key == "prompt_recall_max_items" and value > 3:
+        raise ConfigError(f"{source}: key `prompt_recall_max_items` must be at most 3 (the prompt hook adds "
+                          "at most 600 characters)")
     if key == "type_folders":
         for k, v in value.items():
             if not isinstance(v, str) or v.startswith("/") or ".." in Path(v).parts:

@@ -16,7 +16,7 @@ MAX_STDIN = 16 * 1024 * 1024
 # a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
 INLINE_NOTE_BYTES = 512 * 1024
 DISABLE = "MEMORY_PLUGIN_DISABLE"
-EVENTS = ("session-start", "post-tool-use", "session-end")
+EVENTS = ("session-start", "user-prompt-submit", "post-tool-use", "session-end")
 
 
 # ---------------------------------------------------------------- plumbing
@@ -470,7 +470,14 @@ def worker(mode: str, *args: str) -> None:
     _set_error(str(cfg.cache_dir), "background", None)
 
 
-HANDLERS = {"session-start": session_start, "post-tool-use": post_tool_use, "session-end": session_end}
+def user_prompt_submit(payload: dict, ctx: dict) -> None:
+    from .prompt_hook import user_prompt_submit as run
+
+    run(payload, ctx)
+
+
+HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit,
+            "post-tool-use": post_tool_use, "session-end": session_end}
 
 
 def run_hook(argv: list[str]) -> int:
