@@ -227,19 +227,21 @@ def register(cli: click.Group) -> None:
             cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
         cfg.require_vault()
         sync(cfg)
-        try:
-            from .cli_semantic import embed_after_index
-        except ImportError:  # no semantic layer in this install
-            pass
-        else:
-            embed_after_index(cfg, as_json)  # as sync does: query answers from the embedded notes
         if prompts:
+            try:
+                from .cli_semantic import embed_after_index
+            except ImportError:  # no semantic layer in this install
+                pass
+            else:
+                embed_after_index(cfg, as_json)  # as sync does: the prompt hook answers from the embedded notes
             return _eval_prompts(cfg, qs, verbose, as_json)
+        # No embedding for the question sets (a vault's first embedding takes minutes, and the
+        # dendron figure runs under a 45 s timeout): eval measures what `sync` embedded and says so.
         conn = open_index(cfg)
         res = E.run(cfg, conn, qs)
         if as_json:
             return echo_json(res)
-        mode = ("semantic on" if res["mode"] == "semantic" else
+        mode = (f"semantic on, {res['embedded']}" if res["mode"] == "semantic" else
                 "semantic off: " + (res["notice"] or "no semantic layer; hybrid = lexical"))
         click.echo(f"{len(qs)} questions over {cfg.vault} ({mode})\n")
         click.echo(E.markdown(res["summary"]), nl=False)

@@ -42,6 +42,8 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "query_budget_tokens": (int, 1500),
     "html_max_nodes": (int, 1500),
     "redact_emails": (bool, False),
+    # a model name (models cache / `memory-plugin model download`) or a local folder; "off": lexical only
+    "embedding_model": (str, "sentence-transformers/all-MiniLM-L6-v2"),
     "prompt_recall": (bool, True),
     "prompt_recall_max_items": (int, 3),  # 0..3
     "prompt_capture": (bool, True),
@@ -188,8 +190,9 @@ def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.Path
     for key, value in _read_file(path).items():
         values[key] = _check(str(key), value, str(path))
         sources[key] = str(path)
-    for key, env in (("vault", "MEMORY_PLUGIN_VAULT"), ("cache_dir", "MEMORY_PLUGIN_CACHE_DIR")):
-        if os.environ.get(env):
+    for key, env in (("vault", "MEMORY_PLUGIN_VAULT"), ("cache_dir", "MEMORY_PLUGIN_CACHE_DIR"),
+                     ("embedding_model", "MEMORY_PLUGIN_EMBEDDING_MODEL")):
+        if os.environ.get(env) is not None and (os.environ[env] or key == "embedding_model"):
             values[key] = os.environ[env]
             sources[key] = f"${env}"
     for key, value in (overrides or {}).items():

@@ -124,8 +124,8 @@ def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[lis
     except ImportError:
         return None, "", False
     try:
-        if semantic.mode(cfg)[0] != "semantic":
-            return None, "", False
+        # no mode() check first: search raises SemanticUnavailable, whose `expected` says whether
+        # the user asked for semantic search (then the one-line fallback notice is printed)
         hits = semantic.search(cfg, conn, text, k=R.DEPTH)
         n = semantic.counts(conn)
         return hits, "", n["embedded_notes"] >= n["embeddable_notes"]
