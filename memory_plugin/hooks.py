@@ -15,6 +15,9 @@ MAX_STDIN = 16 * 1024 * 1024
 # PostToolUse indexes a note this size or smaller itself (well inside its 150 ms on an idle machine);
 # a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
 INLINE_NOTE_BYTES = 512 * 1024
+# Above this many notes PostToolUse leaves the brief's refresh to a detached worker: collecting it
+# reads every supersedes link and the project catalogue, which grows with the vault (bench/RESULTS.md).
+BRIEF_INLINE_MAX_NOTES = 20_000
 DISABLE = "MEMORY_PLUGIN_DISABLE"
 EVENTS = ("session-start", "user-prompt-submit", "post-tool-use", "session-end")
 
@@ -286,9 +289,21 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
 
     stats = index.reindex(cfg, [rel], lock_timeout=1.0)
     if stats.get("reindexed") or stats.get("removed"):
-        refresh_brief(cfg)
+        if _brief_notes(cfg) > BRIEF_INLINE_MAX_NOTES:
+            start_worker(cfg, "brief")  # collecting the brief scans the vault's links: too long for a hook here
+        else:
+            refresh_brief(cfg)
     if (stats.get("reindexed") or stats.get("queued")) and _embedding_on(cfg):
         start_worker(cfg, "embed")  # the model is never loaded here: a detached worker embeds the note
+
+
+def _brief_notes(cfg) -> int:
+    """How many notes the last brief was collected from (brief.json is small: no index query)."""
+    from . import brief
+
+    data = brief.load(str(cfg.cache_dir)) or {}
+    n = data.get("notes")
+    return n if isinstance(n, int) else 0
 
 
 def _embedding_on(cfg) -> bool:
@@ -469,6 +484,8 @@ def worker(mode: str, *args: str) -> None:
             stats = index.reindex(cfg, list(args), lock_timeout=60)
             if stats.get("reindexed") or stats.get("removed"):
                 refresh_brief(cfg)
+        elif mode == "brief":
+            refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
             pipeline.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
         elif mode != "embed":

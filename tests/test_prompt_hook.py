@@ -166,3 +166,23 @@ def test_eval_prompts_prints_the_table(vault_env, tmp_path):
     bad.write_text("prompts:\n  - {kind: weird, prompt: x}\n")
     r = run_cli("eval", "--prompts", str(bad), env=vault_env)
     assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_post_tool_use_leaves_a_large_vaults_brief_to_a_detached_worker(vault_env, vault, cache_dir):
+    import time
+
+    brief = cache_dir / "brief.json"
+    data = json.loads(brief.read_text())
+    data["notes"] = 10**6  # as if the brief came from a vault far above BRIEF_INLINE_MAX_NOTES
+    brief.write_text(json.dumps(data))
+    note = vault / "Inbox" / "A new hub-linked note.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text("---\ntype: convention\nsummary: Large vaults refresh their brief in the background.\n---\nBody.\n")
+    r = run_cli("hook", "post-tool-use", input=json.dumps({"session_id": "w", "tool_name": "Write",
+                                                         "tool_input": {"file_path": str(note)}}), env=vault_env)
+    assert r.returncode == 0 and r.stdout == ""
+    deadline = time.time() + 60
+    while time.time() < deadline and json.loads(brief.read_text())["notes"] == 10**6:
+        time.sleep(0.2)
+    fresh = json.loads(brief.read_text())
+    assert fresh["notes"] != 10**6 and any(c["path"] == "Inbox/A new hub-linked note.md" for c in fresh["conventions"])
