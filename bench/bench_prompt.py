@@ -34,7 +34,10 @@ def _modes() -> list[str]:
 
 def _mode_env(mode: str) -> dict:
     """The lexical runs switch the semantic layer off (`embedding_model: off`)."""
-    return {} if mode == "semantic" else {"MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}
+    on = OUT / "prompt-recall-on.yaml"  # recall is off by default: the benchmark measures it on
+    OUT.mkdir(parents=True, exist_ok=True)
+    on.write_text("prompt_recall: true\n")
+    return {"MEMORY_PLUGIN_CONFIG": str(on), **({} if mode == "semantic" else {"MEMORY_PLUGIN_EMBEDDING_MODEL": "off"})}
 
 
 def bench(n: int, runs: int, mode: str) -> dict:

@@ -76,7 +76,7 @@ def run(cfg, prompts: list[dict], mode: str | None = None) -> dict:
     brief = set(P._brief_paths(str(cfg.cache_dir)))
     rows = []
     for q in prompts:
-        out = P.respond(cfg, q["prompt"], record=False, mode=mode)
+        out = P.respond(cfg, q["prompt"], record=False, mode=mode, recall_on=True)
         got = [i["path"] for i in out["items"]]
         exp = set(q["expected"])
         rows.append({"id": q["id"], "kind": q["kind"], "injected": got, "want": bool(exp),

@@ -188,8 +188,9 @@ def compose(items: list[dict], capture_line: str | None, limit: int = MAX_CONTEX
 
 
 def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record: bool = True,
-            mode: str | None = None) -> dict:
-    """What the hook adds for `prompt`: {"items", "capture", "text"}; also used by `eval --prompts`."""
+            mode: str | None = None, recall_on: bool | None = None) -> dict:
+    """What the hook adds for `prompt`: {"items", "capture", "text"}; also used by `eval --prompts`
+    (which asks with `recall_on=True` whatever the config says)."""
     from . import capture
 
     prompt = prompt[:MAX_PROMPT_CHARS]
@@ -198,7 +199,8 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     found: list[dict] = []
     st = None
     cache_dir = str(cfg.cache_dir)
-    want = cfg.prompt_recall_max_items if cfg.prompt_recall else 0
+    on = cfg.prompt_recall if recall_on is None else recall_on
+    want = cfg.prompt_recall_max_items if on else 0
     if (want > 0 or cap == "correction") and os.path.exists(cfg.path("index.sqlite")):
         from . import index
 

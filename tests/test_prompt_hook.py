@@ -13,6 +13,14 @@ CAPTURE_KNOWN = "From now on, tests use tmp_path fixtures, never a fixed /tmp pa
 KNOWN_NOTE = "Pitfalls/Flaky tests from shared tmp dirs.md"
 
 
+@pytest.fixture
+def vault_env(vault_env, tmp_path):
+    """The built fixture vault with prompt recall switched on (it is off by default)."""
+    f = tmp_path / "recall-on.yaml"
+    f.write_text("prompt_recall: true\n")
+    return {**vault_env, "MEMORY_PLUGIN_CONFIG": str(f)}
+
+
 def prompt_hook(payload, env, raw=None):
     data = raw if raw is not None else json.dumps(payload)
     return run_cli("hook", "user-prompt-submit", input=data, env=env, timeout=60)
@@ -121,7 +129,7 @@ def test_capture_line_is_added_and_nothing_is_written(vault_env, vault):
 
 def test_off_switches(vault_env, tmp_path):
     cfgfile = tmp_path / "config.yaml"
-    cfgfile.write_text("prompt_recall: false\nprompt_capture: false\n")
+    cfgfile.write_text("prompt_capture: false\n")  # prompt_recall is off by default
     env = {**vault_env, "MEMORY_PLUGIN_CONFIG": str(cfgfile)}
     assert "memory-write" in context_of(prompt_hook({"session_id": "o0", "prompt": CAPTURE_KNOWN}, vault_env))
     assert context_of(prompt_hook({"session_id": "o1", "prompt": CAPTURE_KNOWN}, env)) == ""
