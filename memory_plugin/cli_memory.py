@@ -198,16 +198,26 @@ def register(cli: click.Group) -> None:
     @cli.command(name="eval")
     @click.argument("questions", required=False, type=click.Path())
     @click.option("-v", "--verbose", is_flag=True, help="Also list the questions query missed.")
+    @click.option("--prompts", "prompts", type=click.Path(),
+                  help="A prompt set: score what the UserPromptSubmit hook adds (recall and capture).")
     @json_opt
     @click.pass_obj
-    def eval_(c: Ctx, questions, verbose, as_json):
-        """Recall@1, recall@5, MRR per kind and abstention: hybrid, lexical, semantic and plain BM25."""
+    def eval_(c: Ctx, questions, verbose, prompts, as_json):
+        """Recall@1, recall@5, MRR per kind and abstention: hybrid, lexical, semantic and plain BM25
+        (with --prompts: what the UserPromptSubmit hook adds, lexical and semantic)."""
         from . import evaluate as E
         from .config import load_config
         from .index import open_index, sync
 
-        path = questions or E.default_questions()
-        qs, named_vault = E.load_questions(path)
+        if prompts and questions:
+            raise click.UsageError("give a questions file or --prompts FILE, not both")
+        if prompts:
+            from . import prompt_eval as PE
+
+            qs, named_vault = PE.load(prompts)
+        else:
+            path = questions or E.default_questions()
+            qs, named_vault = E.load_questions(path)
         cfg = c.cfg
         if named_vault and cfg.sources.get("vault") != "command line":
             # The named vault gets its own cache, never the one of the user's vault.
@@ -217,20 +227,41 @@ def register(cli: click.Group) -> None:
             cfg = load_config(vault=named_vault, cache_dir=cache, config_file=c.args[2])
         cfg.require_vault()
         sync(cfg)
-        try:
-            from .cli_semantic import embed_after_index
-        except ImportError:  # no semantic layer in this install
-            pass
-        else:
-            embed_after_index(cfg, as_json)  # as sync does: query answers from the embedded notes
+        if prompts:
+            try:
+                from .cli_semantic import embed_after_index
+            except ImportError:  # no semantic layer in this install
+                pass
+            else:
+                embed_after_index(cfg, as_json)  # as sync does: the prompt hook answers from the embedded notes
+            return _eval_prompts(cfg, qs, verbose, as_json)
+        # No embedding for the question sets (a vault's first embedding takes minutes, and the
+        # dendron figure runs under a 45 s timeout): eval measures what `sync` embedded and says so.
         conn = open_index(cfg)
         res = E.run(cfg, conn, qs)
         if as_json:
             return echo_json(res)
-        mode = ("semantic on" if res["mode"] == "semantic" else
+        mode = (f"semantic on, {res['embedded']}" if res["mode"] == "semantic" else
                 "semantic off: " + (res["notice"] or "no semantic layer; hybrid = lexical"))
         click.echo(f"{len(qs)} questions over {cfg.vault} ({mode})\n")
         click.echo(E.markdown(res["summary"]), nl=False)
         if verbose:
             for line in E.failures(res):
                 click.echo(f"missed: {line}")
+
+
+def _eval_prompts(cfg, prompts: list[dict], verbose: bool, as_json: bool) -> None:
+    from . import prompt_eval as PE
+    from .hooks import refresh_brief
+
+    refresh_brief(cfg)  # the brief a session would start with: its notes are not injected again
+    results = {mode: PE.run(cfg, prompts, mode=mode) for mode in PE.modes(cfg)}
+    if as_json:
+        return echo_json({m: r["summary"] for m, r in results.items()})
+    click.echo(f"{len(prompts)} prompts over {cfg.vault}\n")
+    click.echo(PE.markdown({m: r["summary"] for m, r in results.items()}), nl=False)
+    if verbose:
+        by_id = {q["id"]: q for q in prompts}
+        for m, r in results.items():
+            for line in PE.misses(r["rows"], by_id):
+                click.echo(f"{m}: {line}")

@@ -42,6 +42,11 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     "query_budget_tokens": (int, 1500),
     "html_max_nodes": (int, 1500),
     "redact_emails": (bool, False),
+    # a model name (models cache / `memory-plugin model download`) or a local folder; "off": lexical only
+    "embedding_model": (str, "sentence-transformers/all-MiniLM-L6-v2"),
+    "prompt_recall": (bool, True),
+    "prompt_recall_max_items": (int, 3),  # 0..3
+    "prompt_capture": (bool, True),
 }
 
 BRIEF_HARD_CAP = 10_000
@@ -139,6 +144,9 @@ def _check(key: str, value: Any, source: str) -> Any:
                           "(the brief's frame alone takes up to that)")
     if key == "journal_folder" and (Path(value).is_absolute() or ".." in Path(value).parts):
         raise ConfigError(f"{source}: key `journal_folder` must be a folder inside the vault, not {value!r}")
+    if key == "prompt_recall_max_items" and value > 3:
+        raise ConfigError(f"{source}: key `prompt_recall_max_items` must be at most 3 (the prompt hook adds "
+                          "at most 600 characters)")
     if key == "type_folders":
         for k, v in value.items():
             if not isinstance(v, str) or v.startswith("/") or ".." in Path(v).parts:
@@ -182,8 +190,9 @@ def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.Path
     for key, value in _read_file(path).items():
         values[key] = _check(str(key), value, str(path))
         sources[key] = str(path)
-    for key, env in (("vault", "MEMORY_PLUGIN_VAULT"), ("cache_dir", "MEMORY_PLUGIN_CACHE_DIR")):
-        if os.environ.get(env):
+    for key, env in (("vault", "MEMORY_PLUGIN_VAULT"), ("cache_dir", "MEMORY_PLUGIN_CACHE_DIR"),
+                     ("embedding_model", "MEMORY_PLUGIN_EMBEDDING_MODEL")):
+        if os.environ.get(env) is not None and (os.environ[env] or key == "embedding_model"):
             values[key] = os.environ[env]
             sources[key] = f"${env}"
     for key, value in (overrides or {}).items():

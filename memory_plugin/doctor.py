@@ -188,6 +188,17 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
     except CacheFull as e:
         out.append(_check(False, str(e), f"free space on the disk of {cfg.cache_dir}, then run `memory-plugin rebuild`"))
     out += cache_checks(cfg)
+    from . import semantic  # which search mode is on, and whether the model fits the stored vectors
+
+    try:
+        conn = open_index(cfg)
+    except (IndexMissing, CacheFull):
+        conn = None
+    try:
+        out.extend(_check(*c) for c in semantic.doctor_checks(cfg, conn))
+    finally:
+        if conn is not None:
+            conn.close()
     lock_file = cfg.path("index.lock")
     lock = index_lock(cfg, 0)
     try:

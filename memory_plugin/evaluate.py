@@ -110,7 +110,15 @@ def run(cfg: Config, conn: sqlite3.Connection, questions: list[dict]) -> dict:
         out["baseline"] = Q.baseline(conn, q["q"], q["type"], limit=10)
         rows.append({**q, **{f"{k}_top": v[:5] for k, v in out.items()},
                      **{k: _score(v, q["expect"]) for k, v in out.items()}})
-    return {"questions": rows, "summary": summarize(rows), "mode": mode, "notice": notice}
+    out = {"questions": rows, "summary": summarize(rows), "mode": mode, "notice": notice}
+    if mode == "semantic":
+        from . import semantic
+
+        n = semantic.counts(conn)
+        out["embedded"] = f"{n['embedded_notes']}/{n['embeddable_notes']} notes embedded" + (
+            "" if n["embedded_notes"] >= n["embeddable_notes"] else
+            f": run `memory-plugin --vault {cfg.vault} sync` to embed the rest")
+    return out
 
 
 def summarize(rows: list[dict]) -> dict:

@@ -16,7 +16,7 @@ MAX_STDIN = 16 * 1024 * 1024
 # a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
 INLINE_NOTE_BYTES = 512 * 1024
 DISABLE = "MEMORY_PLUGIN_DISABLE"
-EVENTS = ("session-start", "post-tool-use", "session-end")
+EVENTS = ("session-start", "user-prompt-submit", "post-tool-use", "session-end")
 
 
 # ---------------------------------------------------------------- plumbing
@@ -287,6 +287,14 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
     stats = index.reindex(cfg, [rel], lock_timeout=1.0)
     if stats.get("reindexed") or stats.get("removed"):
         refresh_brief(cfg)
+    if (stats.get("reindexed") or stats.get("queued")) and _embedding_on(cfg):
+        start_worker(cfg, "embed")  # the model is never loaded here: a detached worker embeds the note
+
+
+def _embedding_on(cfg) -> bool:
+    """Semantic search is configured and has run here once (its stamp): no numpy, no model."""
+    name = str(cfg.values.get("embedding_model") or "").strip().lower()
+    return name not in ("", "off", "none", "lexical") and os.path.exists(cfg.path("embed.stamp"))
 
 
 def _record_touch(cache_dir: str, session_id, rel: str) -> None:
@@ -463,14 +471,40 @@ def worker(mode: str, *args: str) -> None:
                 refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
             pipeline.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
-        else:
+        elif mode != "embed":
             pipeline.sync(cfg, lock_timeout=0)
     except index.Busy:
-        return
+        if mode != "embed":
+            return
+    _embed_in_background(cfg)
     _set_error(str(cfg.cache_dir), "background", None)
 
 
-HANDLERS = {"session-start": session_start, "post-tool-use": post_tool_use, "session-end": session_end}
+def _embed_in_background(cfg) -> None:
+    """Embed what changed, when semantic search is on; quietly lexical when it is off or unavailable
+    (status and doctor say why). One runner at a time: a second worker returns at once."""
+    name = str(cfg.values.get("embedding_model") or "").strip().lower()
+    if name in ("", "off", "none", "lexical"):
+        return
+    from . import semantic
+
+    if semantic.mode(cfg)[0] != "semantic":
+        return
+    try:
+        os.nice(10)  # background work on a machine someone is using
+    except OSError:
+        pass
+    semantic.embed_pending(cfg, lock_timeout=0)
+
+
+def user_prompt_submit(payload: dict, ctx: dict) -> None:
+    from .prompt_hook import user_prompt_submit as run
+
+    run(payload, ctx)
+
+
+HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit,
+            "post-tool-use": post_tool_use, "session-end": session_end}
 
 
 def run_hook(argv: list[str]) -> int:

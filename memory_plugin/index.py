@@ -25,9 +25,11 @@ from .errors import CacheFull, IndexMissing, VaultError
 from .fsutil import file_lock
 from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
 
-SCHEMA_VERSION = "6"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index
+SCHEMA_VERSION = "7"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks
 INDEX_NAME = "index.sqlite"
 
+# chunks: the semantic layer's vectors (semantic.py); note_hash is the note's hash when it was
+# embedded, so a row whose note_hash is not the note's current hash is stale (never searched).
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE files(path TEXT PRIMARY KEY, path_lc TEXT NOT NULL, name_lc TEXT NOT NULL,
@@ -56,6 +58,9 @@ CREATE INDEX links_key ON links(key);
 CREATE TABLE warnings(path TEXT NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX warnings_path ON warnings(path);
 CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_hit TEXT);
+CREATE TABLE chunks(path TEXT NOT NULL, seq INTEGER NOT NULL, note_hash TEXT NOT NULL, hash TEXT NOT NULL,
+  heading TEXT, start INTEGER, end INTEGER, vec BLOB NOT NULL, PRIMARY KEY(path, seq));
+CREATE INDEX chunks_hash ON chunks(hash);
 CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
   tokenize = 'unicode61 remove_diacritics 2');
 """
@@ -185,11 +190,13 @@ def _file_row(path: str, is_note: bool | None = None) -> tuple:
     return (path, path.lower(), L.file_name_lc(path), int(note))
 
 
-def delete_note_rows(conn: sqlite3.Connection, path: str) -> None:
+def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = False) -> None:
+    """Every row of one note. `keep_vectors` (a note being re-written) leaves its chunk vectors,
+    stale from now on, for the embedding worker to reuse by chunk hash and then replace."""
     row = conn.execute("SELECT id FROM notes WHERE path=?", (path,)).fetchone()
     if row:
         conn.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
-    for table in ("notes", "tags", "aliases", "warnings"):
+    for table in ("notes", "tags", "aliases", "warnings") + (() if keep_vectors else ("chunks",)):
         conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
     conn.execute("DELETE FROM links WHERE src=?", (path,))
 
@@ -239,7 +246,7 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
                fresh: bool = False) -> None:
     """Replace every row of one note (caller holds the transaction)."""
     if not fresh:
-        delete_note_rows(conn, note.path)
+        delete_note_rows(conn, note.path, keep_vectors=not (note.private or note.skipped))
     nid = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM notes").fetchone()[0]
     insert_rows(conn, [note_rows(note, resolver, cfg.values)], nid)
 
@@ -522,6 +529,10 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
                  synced_at=now, changed_at=now, generation=gen)
         conn.execute("COMMIT")
+        if old.exists():
+            from . import semantic
+
+            semantic.carry_over(conn, str(old.resolve()))
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
         conn.close()

