@@ -57,11 +57,11 @@ cfg = load_config()
 conn = index.open_index(cfg)
 rows = semantic.pending_rows(conn, [r[0] for r in conn.execute(
     "SELECT path FROM notes WHERE private=0 ORDER BY path LIMIT 400")])
-texts = [c.text for r in rows for c in chunk_note(r[2], r[3], r[4])][:256]
+texts = [c.text for r in rows for c in chunk_note(r[2], r[3], r[4])][:96]
 enc = semantic.embedder(cfg)
 ntok = sum(len(x) for x in enc.token_ids(texts))
 out = {}
-for bs in (1, 8, 16, 32, 64):
+for bs in (1, 8, 32):
     enc.encode(texts[:bs], batch_size=bs)
     t = time.perf_counter()
     enc.encode(texts, batch_size=bs)
@@ -114,6 +114,8 @@ def main() -> None:
     emb = json.loads(r.stdout)["embedding"]
     lex_sync = median([timed([EXE, "sync"], env=lexical)[0] for _ in range(a.runs)])
 
+    vec = json.loads(subprocess.run([EXE, "status", "--json"], env=full_env, capture_output=True, text=True,
+                                    check=True).stdout)["vectors"]
     # 3. semantic search in a whole process, model load included; lexical `search` as the baseline
     sem, sem_rss = [], 0.0
     for i in range(a.runs):
@@ -149,8 +151,8 @@ def main() -> None:
               f"embedded, {emb['reused']} reused) | {median([w for w, _ in one]) * 1000:.0f} ms | "
               f"{max(r for _, r in one):.0f} MB | that note only |",
               f"| `sync`, lexical only, same vault (baseline) | {lex_sync * 1000:.0f} ms | | |",
-              f"| semantic search, whole process (Python start, model load, {a.notes:,}-note vectors, "
-              f"cosine, top 50) | {median(sem) * 1000:.0f} ms | {sem_rss:.0f} MB | ≤ 500 ms |",
+              f"| semantic search, whole process (Python start, model load, {vec['embedded_notes']:,} notes' "
+              f"{vec['chunks']:,} chunk vectors, cosine, top 50) | {median(sem) * 1000:.0f} ms | {sem_rss:.0f} MB | ≤ 500 ms |",
               f"| `memory-plugin query` with semantic on | {median(qry) * 1000:.0f} ms | | ≤ 500 ms |",
               f"| `memory-plugin search WORD` (lexical, baseline) | {median(lex) * 1000:.0f} ms | | ≤ 150 ms |",
               "", "Encoder speed on this vault's chunks (ms a chunk; "
