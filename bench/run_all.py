@@ -10,7 +10,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SCRIPTS = [("bench_engine.py", []), ("bench_hooks.py", []), ("bench_coldstart.py", []), ("bench_query.py", []),
-           ("bench_view.py", []), ("bench_scale.py", []), ("compare.py", []), ("reliability_summary.py", [])]
+           ("bench_view.py", []), ("bench_scale.py", []), ("compare.py", []), ("reliability_summary.py", []),
+           ("bench_prompt.py", []), ("bench_prompt_eval.py", [])]
 
 
 def main() -> int:
