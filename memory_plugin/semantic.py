@@ -315,6 +315,7 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
 
 def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit]:
     """Exact cosine over the stored vectors; one hit per note (its best chunk), best first."""
+    require(cfg)  # the extra missing or the model off: SemanticUnavailable (lexical), never ImportError
     import numpy as np
 
     enc = embedder(cfg)

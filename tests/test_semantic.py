@@ -224,6 +224,12 @@ def test_the_extra_not_installed_is_lexical_and_says_how_to_get_it(vault, cache_
     assert r.returncode == 0, r.stderr
     st = run("status")
     assert "search     lexical: the semantic extra is not installed (no numpy): pip install" in st.stdout
+    # query and eval on a plain install (default model name, no numpy) answer lexically, never crash
+    q = run("query", "job queue")
+    assert q.returncode == 0 and "Traceback" not in q.stderr and "Error" not in q.stderr, q.stderr
+    assert "Redis" in q.stdout or "SKIP LOCKED" in q.stdout, q.stdout
+    ev = run("eval")
+    assert ev.returncode == 0, ev.stderr
 
 
 def test_status_and_doctor_name_the_mode(semantic_vault_env):
