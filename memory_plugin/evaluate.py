@@ -33,17 +33,22 @@ def default_questions() -> Path:
     return path("fixtures", "eval", "questions.yaml")  # shipped in the wheel (setup.py)
 
 
-def load_questions(path: str | Path) -> tuple[list[dict], Path | None]:
-    """-> (questions, the vault the file names, if any)."""
+def read_yaml(p: Path, what: str, fix: str, error: type[MemoryPluginError]):
+    """The parsed YAML of an eval file, or `error` with one line naming the file and the fix."""
     import yaml
 
-    p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+        return yaml.safe_load(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise EvalError(f"questions file {p} does not exist: give the path to a questions.yaml") from None
+        raise error(f"{what} file {p} does not exist: give the path to {fix}") from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise EvalError(f"questions file {p} cannot be read ({type(e).__name__}): fix it") from None
+        raise error(f"{what} file {p} cannot be read ({type(e).__name__}): fix it") from None
+
+
+def load_questions(path: str | Path) -> tuple[list[dict], Path | None]:
+    """-> (questions, the vault the file names, if any)."""
+    p = Path(path)
+    data = read_yaml(p, "questions", "a questions.yaml", EvalError)
     qs = data.get("questions") if isinstance(data, dict) else data
     if not isinstance(qs, list) or not qs:
         raise EvalError(f"{p}: needs a non-empty `questions:` list")

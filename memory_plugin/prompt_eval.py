@@ -25,15 +25,10 @@ class PromptEvalError(MemoryPluginError):
 
 def load(path: str | Path) -> tuple[list[dict], Path | None]:
     """-> (prompts, the vault the file names, resolved against the repository or the file's folder)."""
-    import yaml
+    from .evaluate import read_yaml
 
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise PromptEvalError(f"prompts file {p} does not exist: give the path to a prompts YAML file") from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise PromptEvalError(f"prompts file {p} cannot be read ({type(e).__name__}): fix it") from None
+    data = read_yaml(p, "prompts", "a prompts YAML file", PromptEvalError)
     ps = data.get("prompts") if isinstance(data, dict) else None
     if not isinstance(ps, list) or not ps:
         raise PromptEvalError(f"{p}: needs a non-empty `prompts:` list")
