@@ -7,7 +7,13 @@ written blind by another session), through the paths users take:
 - a new memory (`new`) against `a` is predicted a duplicate when `remember` would refuse it as `a`:
   the same name up to case and Unicode form, or `a` among the near-duplicates it finds.
 
-    python3 bench/bench_dupes.py [--pairs bench/eval/duplicates.yaml] [-v] [--write]
+In semantic mode (`--mode semantic`, or `both` for the two side by side) each vault is embedded
+with the default model first (`--seed-cache NAME=DIR` starts from an embedded cache of that vault,
+copied: only notes whose chunks changed are embedded again), and the judge is `dupes.combine`.
+`--dump FILE` writes each pair's lexical verdict and note-vector cosine (for tuning on DEV sets only).
+
+    python3 bench/bench_dupes.py [--pairs bench/eval/duplicates.yaml] [--mode lexical|semantic|both]
+                                 [-v] [--write]
 """
 from __future__ import annotations
 
@@ -33,16 +39,90 @@ def dendron_vault() -> Path:
     raise SystemExit("the dendron vault (../shared/eval/dendron/vault) is missing")
 
 
-def build(vault: Path, work: Path):
+MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def vault_path(name: str) -> Path:
+    """A pair set's `vault:` name: fixture, devvault, dendron, til, or a path relative to the repo."""
+    import os
+
+    if name == "fixture":
+        return ROOT / "fixtures" / "vault"
+    if name == "devvault":
+        return ROOT / "fixtures" / "devvault"
+    if name == "dendron":
+        return dendron_vault()
+    if name == "til":
+        p = Path(os.environ.get("TIL_VAULT", "/tmp/tilvault"))
+        if not p.is_dir():
+            raise SystemExit(f"the til dev vault is missing: bench/dev/til/fetch.sh {p}")
+        return p
+    p = ROOT / name
+    if not p.is_dir():
+        raise SystemExit(f"vault `{name}` not found (looked for {p})")
+    return p
+
+
+def build(vault: Path, work: Path, semantic: bool = False, seed: Path | None = None):
+    import os
+
     from memory_plugin import index as I
     from memory_plugin.config import load_config
 
+    os.environ["MEMORY_PLUGIN_EMBEDDING_MODEL"] = MODEL if semantic else "off"
+    if semantic and seed is not None and not (work / "cache").exists():
+        shutil.copytree(seed, work / "cache", symlinks=True)
     cfg = load_config(vault=vault, cache_dir=work / "cache")
     I.rebuild(cfg)
+    if semantic:
+        from memory_plugin import semantic as S
+
+        S.embed_pending(cfg, lock_timeout=600)
     return cfg, sqlite3.connect(work / "cache" / "index.sqlite")
 
 
-def predictions(cfg, conn, pairs: list[dict]) -> dict[str, tuple[bool, list[str]]]:
+def raw_scores(cfg, conn, p: dict) -> dict:
+    """The pair judged directly (no candidate search): lexical verdict, cosine, the rule's flags."""
+    from memory_plugin import dupes, dupes_sem
+    from memory_plugin import memory as M
+    from memory_plugin import vaultstyle
+
+    def doc(path):
+        r = conn.execute("SELECT n.title, n.display_title, n.type, n.project, n.summary, f.body, n.hash "
+                         "FROM notes n JOIN fts f ON f.rowid = n.id WHERE n.path = ?", (path,)).fetchone()
+        if not r:
+            return None
+        return dupes.Doc(r[0], r[2], dupes.canon_project(r[3], names), r[4] or "", r[5] or "",
+                         (r[1],) if r[1] != r[0] else (), path, r[6])
+
+    names = dupes.project_names(conn)
+
+    a = doc(p["a"])
+    if "b" in p:
+        b = doc(p["b"])
+        idf = dupes.Idf.from_docs(dupes.Doc(t, ty, pr, s or "", bd or "") for t, ty, pr, s, bd in conn.execute(
+            "SELECT n.title, n.type, n.project, n.summary, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
+            "WHERE n.private = 0 AND n.skipped = 0"))
+    else:
+        new = p["new"]
+        project = vaultstyle.project_value(conn, str(new.get("project") or "")) if new.get("project") else None
+        b = dupes.Doc(str(new["title"]), new.get("type"), dupes.canon_project(project, names),
+                      str(new.get("summary") or ""), str(new.get("body") or ""))
+        idf = dupes.Idf.from_index(conn)
+    if a is None or b is None:
+        return {"missing": True}
+    v = dupes.judge(b, a, idf) if "new" in p else dupes.judge(a, b, idf)
+    out = {"lex": v.duplicate, "score": v.score, "text": v.text, "types_differ": v.types_differ,
+           "cross_project": v.cross_project, "tiny": v.tiny, "parent": v.parent, "cos": None}
+    if dupes_sem.active(cfg, conn):
+        va = dupes_sem.stored(conn, [p["a"]]).get(p["a"])
+        vb = dupes_sem.embed_doc(cfg, b) if "new" in p else dupes_sem.stored(conn, [p["b"]]).get(p["b"])
+        if va is not None and vb is not None:
+            out["cos"] = round(float(va @ vb), 4)
+    return out
+
+
+def predictions(cfg, conn, pairs: list[dict], semantic: bool = False) -> dict[str, tuple[bool, list[str]]]:
     from memory_plugin import dupes
     from memory_plugin import memory as M
     from memory_plugin import reorganize as R
@@ -53,7 +133,8 @@ def predictions(cfg, conn, pairs: list[dict]) -> dict[str, tuple[bool, list[str]
     if any("b" in p for p in pairs):
         for p in R._duplicates(R._rows(conn, "SELECT n.path, n.title, n.display_title, n.type, n.status, n.summary, "
                                              "n.props, n.created, n.hash, n.folder, n.project, n.hub, f.body FROM notes n "
-                                             "JOIN fts f ON f.rowid = n.id WHERE n.private = 0 AND n.skipped = 0")):
+                                             "JOIN fts f ON f.rowid = n.id WHERE n.private = 0 AND n.skipped = 0"),
+                               cfg if semantic else None, conn):
             listed[frozenset(p["notes"])] = p["reasons"]
     for p in pairs:
         if "b" in p:
@@ -68,41 +149,20 @@ def predictions(cfg, conn, pairs: list[dict]) -> dict[str, tuple[bool, list[str]
             continue
         me = dupes.Doc(str(new["title"]), new.get("type"), project, str(new.get("summary") or ""),
                        str(new.get("body") or ""))
-        found = {d["path"]: d["reasons"] for d in M.find_similar(conn, me, limit=1000)}
+        found = {d["path"]: d["reasons"] for d in M.find_similar(conn, me, limit=1000,
+                                                                  cfg=cfg if semantic else None)}
         out[p["id"]] = (p["a"] in found, found.get(p["a"], []))
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--pairs", default=str(ROOT / "bench" / "eval" / "duplicates.yaml"))
-    ap.add_argument("-v", "--verbose", action="store_true", help="list every wrong verdict")
-    ap.add_argument("--write", action="store_true", help="update the duplicates section of bench/RESULTS.md")
-    a = ap.parse_args()
-    data = yaml.safe_load(Path(a.pairs).read_text(encoding="utf-8"))
-    pairs = data["pairs"]
-    vaults = {"fixture": ROOT / "fixtures" / "vault", "dendron": dendron_vault()}
-    preds: dict[str, tuple[bool, list[str]]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, src in vaults.items():
-            mine = [p for p in pairs if p.get("vault", "fixture") == name]
-            if not mine:
-                continue
-            work = Path(tmp) / name
-            shutil.copytree(src, work / "vault")
-            cfg, conn = build(work / "vault", work)
-            preds.update(predictions(cfg, conn, mine))
-            conn.close()
+def report(pairs: list[dict], preds: dict, title: str) -> list[str]:
     tp = sum(1 for p in pairs if p["duplicate"] and preds[p["id"]][0])
     fp = sum(1 for p in pairs if not p["duplicate"] and preds[p["id"]][0])
     fn = sum(1 for p in pairs if p["duplicate"] and not preds[p["id"]][0])
     tn = len(pairs) - tp - fp - fn
     prec = tp / (tp + fp) if tp + fp else 1.0
     rec = tp / (tp + fn) if tp + fn else 1.0
-    lines = [f"Set: `{Path(a.pairs).relative_to(ROOT) if Path(a.pairs).is_relative_to(ROOT) else a.pairs}`, "
-             f"{len(pairs)} pairs ({sum(p['duplicate'] for p in pairs)} duplicates); "
-             f"vaults: {dict(Counter(p.get('vault', 'fixture') for p in pairs))}", "",
-             "| precision | recall | TP | FP | FN | TN |", "|---|---|---|---|---|---|",
+    lines = [f"**{title}**", "", "| precision | recall | TP | FP | FN | TN |", "|---|---|---|---|---|---|",
              f"| {prec:.3f} | {rec:.3f} | {tp} | {fp} | {fn} | {tn} |", "",
              "| category | pairs | judged right |", "|---|---|---|"]
     for cat in sorted({p.get("category", "?") for p in pairs}):
@@ -116,17 +176,72 @@ def main() -> None:
             other = p.get("b") or f"new “{p['new']['title']}”"
             lines.append(f"- {p['id']} ({p.get('category')}, labelled {'duplicate' if p['duplicate'] else 'distinct'}): "
                          f"{p['a']} vs {other}; {'; '.join(preds[p['id']][1]) or 'not found'}")
+    return lines + [""]
+
+
+def main() -> None:
+    import json
+    import os
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", default=str(ROOT / "bench" / "eval" / "duplicates.yaml"))
+    ap.add_argument("--mode", choices=("lexical", "semantic", "both"), default="lexical")
+    ap.add_argument("--seed-cache", action="append", default=[], metavar="VAULT=DIR",
+                    help="an embedded cache of that vault to start from (copied, never written)")
+    ap.add_argument("--dump", help="write each pair's lexical verdict and cosine to this JSON file")
+    ap.add_argument("--section", default="duplicates", help="the RESULTS.md section --write replaces")
+    ap.add_argument("-v", "--verbose", action="store_true", help="list every wrong verdict")
+    ap.add_argument("--write", action="store_true", help="update the duplicates section of bench/RESULTS.md")
+    a = ap.parse_args()
+    seeds = dict(s.split("=", 1) for s in a.seed_cache)
+    data = yaml.safe_load(Path(a.pairs).read_text(encoding="utf-8"))
+    pairs = data["pairs"]
+    modes = ["lexical", "semantic"] if a.mode == "both" else [a.mode]
+    if "semantic" in modes:
+        from memory_plugin import models
+
+        if not os.environ.get("MEMORY_PLUGIN_MODELS_DIR") and models._package_zip() is not None:
+            os.environ["MEMORY_PLUGIN_MODELS_DIR"] = tempfile.mkdtemp(prefix="bench-dupes-models-")
+            models.extract_package()
+    results: dict[str, dict] = {}
+    dump: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted({p.get("vault", "fixture") for p in pairs}):
+            mine = [p for p in pairs if p.get("vault", "fixture") == name]
+            for mode in modes:
+                work = Path(tmp) / mode / name.replace("/", "_")
+                shutil.copytree(vault_path(name), work / "vault", symlinks=True)
+                seed = Path(seeds[name]) if name in seeds else None
+                cfg, conn = build(work / "vault", work, mode == "semantic", seed)
+                results.setdefault(mode, {}).update(predictions(cfg, conn, mine, mode == "semantic"))
+                if a.dump:
+                    for p in mine:
+                        dump.setdefault(p["id"], {"label": p["duplicate"], "category": p.get("category"),
+                                                  "vault": name})[mode] = {
+                            "pred": results[mode][p["id"]][0], **raw_scores(cfg, conn, p)}
+                conn.close()
+    pp = Path(a.pairs).resolve()
+    rel = pp.relative_to(ROOT) if pp.is_relative_to(ROOT) else a.pairs
+    lines = [f"Set: `{rel}`, {len(pairs)} pairs ({sum(p['duplicate'] for p in pairs)} duplicates); "
+             f"vaults: {dict(Counter(p.get('vault', 'fixture') for p in pairs))}", ""]
+    for mode in modes:
+        lines += report(pairs, results[mode], f"{mode} mode" + (
+            f" (`dupes.combine`, {MODEL})" if mode == "semantic" else " (the lexical judge alone)"))
     text = "\n".join(lines) + "\n"
     print(text)
+    if a.dump:
+        Path(a.dump).write_text(json.dumps(dump, indent=1), encoding="utf-8")
     if a.verbose:
         for p in pairs:
-            print(p["id"], p["duplicate"], preds[p["id"]])
+            print(p["id"], p["duplicate"], {m: results[m][p["id"]] for m in modes})
     if a.write:
         sys.path.insert(0, str(ROOT / "bench"))
-        from common import machine, write_section
+        from common import load_avg, machine, write_section
 
-        write_section("duplicates", "## Duplicate judge (issue 12)\n\n"
-                                    f"Machine: {machine()}\n\nCommand: `.venv/bin/python bench/bench_dupes.py --write`\n\n"
+        commit = os.popen(f"git -C {ROOT} rev-parse --short HEAD").read().strip()
+        write_section(a.section, "## Duplicate judge (issue 12)\n\n"
+                                 f"Machine: {machine()}; load {load_avg()}; commit {commit}\n\n"
+                                 f"Command: `.venv/bin/python bench/bench_dupes.py --mode {a.mode} --write`\n\n"
                       + text)
 
 

@@ -41,6 +41,11 @@ BOILER_SHARE = 0.005   # ...or in this share of the vault's notes, whichever is 
 BOILER_SAMPLE = 2000   # notes sampled (evenly) to find boilerplate passages in a large vault
 SIGNATURE = 12         # rarest words per note used to pair candidates in reorganize
 MAX_POSTING = 40       # a signature word shared by more notes than this pairs nothing (too common)
+# The meaning rule (semantic mode only, `combine`): see dupes_sem for how the vectors are made.
+SEM_THRESHOLD = 0.80   # note-vector cosine at or above which two notes say the same thing
+SEM_TYPE_MARGIN = 0.05  # both typed, types differ: the cosine must clear the threshold by this much
+SEM_CROSS_PROJECT = 0.95  # two projects: the meaning itself must be this close (as CROSS_PROJECT_TEXT)
+SEM_TINY = True        # near-empty notes (fewer than MIN_TERMS content words) may match by meaning
 
 EXTRA_STOP = frozenset("""also one two three may might must shall see via etc e g ie eg""".split())
 _COMBINING = re.compile(r"[\u0300-\u036f]")
@@ -181,6 +186,13 @@ class Verdict:
     text: float
     title: float
     reasons: list[str]
+    # what the meaning rule (`combine`) needs to know of the pair
+    types_differ: bool = False
+    cross_project: bool = False
+    tiny: bool = False
+    parent: bool = False
+    cosine: float | None = None   # note-vector cosine, when semantic mode judged the pair
+    by: str = "text"              # which rule made it a duplicate: "text", "meaning" or "" (none)
 
 
 def _content(d: Doc, idf: Idf) -> list[tuple[str, str]]:
@@ -261,6 +273,26 @@ def _missing_title_share(mine: dict[str, str], my_text: Counter, theirs: dict[st
     return gone / total if total else 0.0
 
 
+def project_names(conn) -> dict[str, str]:
+    """{every name a project goes by (project.key form): its one name}, from the vault's project
+    catalog: `tollgate-api` (a hub alias) and `[[tollgate]]` are one project, not two."""
+    from . import project as P
+
+    return {k: p["name"] for p in P.catalog(conn) for k in p["keys"]}
+
+
+def canon_project(value: str | None, names: dict[str, str]) -> str | None:
+    """A `project` value as the catalog names it (a wikilink's target, an alias resolved)."""
+    from . import project as P
+
+    if not value:
+        return value
+    s = str(value).strip()
+    if s.startswith("[[") and s.endswith("]]"):
+        s = s[2:-2].split("|", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1]
+    return names.get(P.key(s), s)
+
+
 def _is_parent(a: str, b: str) -> bool:
     return "." in b and b.lower().startswith(a.lower() + ".") and not a.lower().endswith(".md")
 
@@ -300,9 +332,7 @@ def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
         reasons.append(f"title words the other lacks {conflict:.2f}")
     shared = _passages(a, b, idf.boilerplate)[:MAX_PASSAGES]
     if shared:
-        reasons.append("shared: " + "; ".join(
-            f"“{' '.join(p.split()[:PASSAGE_WORDS])}{' …' if len(p.split()) > PASSAGE_WORDS else ''}”"
-            for p in shared))
+        reasons.append("shared: " + "; ".join(quote(p) for p in shared))
     if a.type and a.type == b.type:
         reasons.append(f"same type {a.type}")
     elif types_differ:
@@ -311,7 +341,49 @@ def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
         reasons.append(f"projects differ ({a.project}, {b.project})")
     if parent:
         reasons.append("one is the other's child in the hierarchy")
-    return Verdict(dup, round(min(score, 1.0), 3), round(text, 3), round(title, 3), reasons)
+    return Verdict(dup, round(min(score, 1.0), 3), round(text, 3), round(title, 3), reasons,
+                   types_differ, cross_project, tiny, parent, None, "text" if dup else "")
+
+
+def meaning_threshold(v: Verdict) -> float | None:
+    """The cosine a pair must reach to be a duplicate by meaning, or None when meaning cannot make it
+    one (a dotted parent and child; a near-empty note unless SEM_TINY)."""
+    if v.parent or (v.tiny and not SEM_TINY):
+        return None
+    t = SEM_THRESHOLD + (SEM_TYPE_MARGIN if v.types_differ else 0.0)
+    return max(t, SEM_CROSS_PROJECT) if v.cross_project else t
+
+
+def combine(v: Verdict, cosine: float | None) -> Verdict:
+    """The one rule when semantic mode is on ("text or meaning"): a pair is a duplicate when the
+    lexical judge says so, or when their note vectors' cosine reaches `meaning_threshold` (the same
+    type and project constraints, in cosine terms). The caller quotes the closest passages of a
+    match by meaning (`dupes_sem.closest`) with `quote_closest`."""
+    if cosine is None:
+        return v
+    v.cosine = round(float(cosine), 3)
+    need = meaning_threshold(v)
+    by_meaning = need is not None and cosine >= need
+    if v.duplicate or not by_meaning:
+        if by_meaning or cosine >= SEM_THRESHOLD - 0.1:
+            v.reasons.insert(1, f"meaning {cosine:.2f}")
+        return v
+    v.duplicate, v.by = True, "meaning"
+    v.score = round(max(v.score, float(cosine)), 3)
+    v.reasons = [f"meaning {cosine:.2f} (threshold {need:.2f})", *v.reasons]
+    return v
+
+
+def quote(passage: str) -> str:
+    w = passage.split()
+    return f"“{' '.join(w[:PASSAGE_WORDS])}{' …' if len(w) > PASSAGE_WORDS else ''}”"
+
+
+def quote_closest(v: Verdict, pair: tuple[str, str] | None) -> Verdict:
+    """Add the two closest passages (one of each note) to a match by meaning's reasons."""
+    if pair and all(pair):
+        v.reasons.insert(1, f"closest: {quote(pair[0])} ~ {quote(pair[1])}")
+    return v
 
 
 def candidate_pairs(docs: list[Doc], idf: Idf) -> set[tuple[int, int]]:

@@ -127,34 +127,80 @@ def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
 # ---------------------------------------------------------------- near-duplicates (judged by dupes)
 
 def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[str] = (),
-                 limit: int = 5) -> list[dict]:
+                 limit: int = 5, cfg: Config | None = None, judged: dict | None = None) -> list[dict]:
     """Near-duplicates of a would-be note among the indexed (non-private) notes: FTS picks the
-    candidates, `dupes.judge` decides."""
+    candidates (and, in semantic mode, the notes closest in meaning), `dupes.judge` and
+    `dupes.combine` decide. `judged`, when given, receives which judge ran ("semantic" or "lexical")."""
     from . import dupes
 
+    sem = _semantic_vectors(cfg, conn, me) if cfg is not None else None
+    if judged is not None:
+        judged["judge"] = "semantic" if sem else "lexical"
     ws = [w for w in textutil.words(f"{me.title} {me.summary} {me.body}") if w not in textutil.STOPWORDS]
-    if not ws:
+    ids: list[int] = []
+    if ws:
+        q = textutil.fts_or(list(dict.fromkeys(ws))[:40])
+        # Rank on the FTS table alone (cheap at 10k notes), then read the best few.
+        ids = [r[0] for r in conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? "
+                                          "ORDER BY bm25(fts, 4.0, 3.0, 2.0, 3.0, 1.0) LIMIT 40", (q,))]
+    near: dict[str, float] = {}
+    if sem:
+        from . import dupes_sem
+
+        vec, mat, paths, _ = sem
+        near = dict(dupes_sem.similar(mat, vec, paths, dupes.SEM_THRESHOLD - 0.1)[:40])
+    if not ids and not near:
         return []
-    q = textutil.fts_or(list(dict.fromkeys(ws))[:40])
-    # Rank on the FTS table alone (cheap at 10k notes), then read the best few.
-    ids = [r[0] for r in conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? "
-                                      "ORDER BY bm25(fts, 4.0, 3.0, 2.0, 3.0, 1.0) LIMIT 40", (q,))]
     rows = conn.execute(
         f"SELECT n.path, n.title, n.display_title, n.type, n.project, n.summary, f.body, n.hash FROM notes n "
-        f"JOIN fts f ON f.rowid = n.id WHERE n.id IN ({','.join('?' * len(ids))}) AND n.private = 0 "
-        "AND n.type != 'journal' AND n.skipped = 0", ids).fetchall()
+        f"JOIN fts f ON f.rowid = n.id WHERE (n.id IN ({','.join('?' * len(ids))}) OR n.path IN "
+        f"({','.join('?' * len(near))})) AND n.private = 0 AND n.type != 'journal' AND n.skipped = 0",
+        [*ids, *near]).fetchall()
     idf = dupes.Idf.from_index(conn)
+    names = dupes.project_names(conn)
+    me = dupes.Doc(me.title, me.type, dupes.canon_project(me.project, names), me.summary, me.body, me.titles)
     ex = set(exclude)
     out = []
     for path, t, dt, typ, project, summary, body, h in rows:
         if path in ex:
             continue
-        other = dupes.Doc(t, typ, project, summary or "", body or "", (dt,) if dt != t else (), path, h)
+        other = dupes.Doc(t, typ, dupes.canon_project(project, names), summary or "", body or "",
+                          (dt,) if dt != t else (), path, h)
         v = dupes.judge(me, other, idf)
+        if sem:
+            cos = near.get(path)
+            if cos is None and path in sem[3]:
+                cos = float(sem[1][sem[3][path]] @ sem[0])
+            v = dupes.combine(v, cos)
+            if v.by == "meaning":
+                from . import dupes_sem
+
+                v = dupes.quote_closest(v, dupes_sem.closest(cfg, me, other))
         if v.duplicate:
-            out.append({"path": path, "title": dt, "type": typ, "score": v.score, "reasons": v.reasons})
+            out.append({"path": path, "title": dt, "type": typ, "score": v.score, "reasons": v.reasons,
+                        "by": v.by})
     out.sort(key=lambda d: (-d["score"], d["path"]))
     return out[:limit]
+
+
+def _semantic_vectors(cfg: Config, conn: sqlite3.Connection, me: "dupes.Doc"):
+    """(my vector, the notes' vectors as rows, their paths, {path: row}) when semantic mode is on and
+    the index holds this model's vectors; None otherwise (the lexical judge alone decides)."""
+    from . import dupes_sem
+    from .semantic import SemanticUnavailable
+
+    if not dupes_sem.active(cfg, conn):
+        return None
+    try:
+        import numpy as np
+
+        vec = dupes_sem.embed_doc(cfg, me)
+        notes = dupes_sem.stored(conn)
+    except SemanticUnavailable:
+        return None
+    paths = sorted(notes)
+    mat = np.stack([notes[p] for p in paths]) if paths else np.zeros((0, vec.shape[0]), np.float32)
+    return vec, mat, paths, {p: i for i, p in enumerate(paths)}
 
 
 def same_name(conn: sqlite3.Connection, name: str) -> list[str]:
@@ -341,6 +387,11 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
         folder = vaultstyle.type_folder(cfg, type_).strip("/")
         project_value = vaultstyle.project_value(conn, project) if project else ""
+        # judged before the vault lock: in semantic mode this loads the model (a second or two) and
+        # SessionEnd's journal append may be waiting for the lock
+        me = dupes.Doc(title, type_, project_value or None, summary, body)
+        judged: dict = {}
+        dups = find_similar(conn, me, exclude=[old] if old else [], cfg=cfg, judged=judged)
         with vault_lock(cfg):
             taken = same_name(conn, name) + vaultstyle.same_name_on_disk(cfg, folder, name)
             taken = sorted(set(taken))
@@ -350,8 +401,6 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
                                     f"Obsidian treats as the same note): use --merge '{p}' to add to it, "
                                     "--supersedes with another title to replace it, or --force to write "
                                     "a second note with a numbered name")
-            me = dupes.Doc(title, type_, project_value or None, summary, body)
-            dups = find_similar(conn, me, exclude=[old] if old else [])
             if dups and not force:
                 names = "; ".join(f"{d['path']} ({', '.join(d['reasons'])})" for d in dups[:3])
                 raise DuplicateNote(f"near-duplicate of {names}: use --merge NOTE to add to it, "
@@ -370,7 +419,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
                             concepts, cfg, today, old_link)
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
-                      "overrode_duplicates": dups if force else [], "dry_run": dry_run}
+                      "overrode_duplicates": dups if force else [], "duplicate_judge": judged.get("judge"),
+                      "dry_run": dry_run}
             if dry_run:
                 result["text"] = text
             else:

@@ -54,7 +54,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
         n["props"] = json.loads(n["props"] or "{}")
     by_path = {n["path"]: n for n in notes}
     out: list[dict] = []
-    out += _duplicates(notes)
+    out += _duplicates(notes, cfg, conn)
     out += _dangling(conn, by_path)
     out += [{"kind": "orphan", "title": f"{o['path']} has no links in or out", "notes": [o["path"]],
              "action": None, "suggestion": "link it from a hub or a related note, or leave it be"}
@@ -76,24 +76,72 @@ def _orphans(conn):
     return orphans(conn)
 
 
-def _duplicates(notes: list[dict]) -> list[dict]:
+def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None) -> list[dict]:
+    """Pairs the duplicate judge calls near-duplicates: by text (lexical), or, in semantic mode with
+    the index's vectors current, by text or meaning (`dupes.combine`)."""
     from . import dupes
 
     pool = [n for n in notes if n["type"] not in ("journal", "hub") and not n["hub"]]
-    docs = [dupes.Doc(n["title"], n["type"], n["project"], n["summary"] or "", n["body"] or "",
+    names = dupes.project_names(conn) if conn is not None else {}
+    docs = [dupes.Doc(n["title"], n["type"], dupes.canon_project(n["project"], names), n["summary"] or "",
+                      n["body"] or "",
                       (n["display_title"],) if n["display_title"] != n["title"] else (), n["path"], n["hash"])
             for n in pool]
     idf = dupes.Idf.from_docs(docs)
-    out = []
-    for a, b in sorted(dupes.candidate_pairs(docs, idf)):
+    pairs = dupes.candidate_pairs(docs, idf)
+    sem = _note_vectors(cfg, conn, pool) if cfg is not None and conn is not None else None
+    if sem is not None:
+        from . import dupes_sem
+
+        mat, row_of = sem
+        ids = sorted(row_of, key=row_of.get)
+        pairs |= {(ids[i], ids[j]) for i, j in dupes_sem.pairs_above(mat, dupes.SEM_THRESHOLD)}
+    judged = []
+    for a, b in sorted(pairs):
         v = dupes.judge(docs[a], docs[b], idf)
+        if sem is not None and a in sem[1] and b in sem[1]:
+            v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]))
+        if v.duplicate:
+            judged.append((a, b, v))
+    by_meaning = [(a, b, v) for a, b, v in judged if v.by == "meaning"]
+    for (a, b, v), pair in zip(by_meaning, _closest(cfg, [(docs[a], docs[b]) for a, b, _ in by_meaning])):
+        dupes.quote_closest(v, pair)
+    out = []
+    for a, b, v in judged:
         if v.duplicate:
             p1, p2 = sorted((pool[a]["path"], pool[b]["path"]))
             out.append({"kind": "duplicate", "title": f"{p1} and {p2} look alike", "notes": [p1, p2],
-                        "score": v.score, "reasons": v.reasons, "action": None,
+                        "score": v.score, "reasons": v.reasons, "by": v.by, "action": None,
                         "suggestion": f"merge by hand, or `memory-plugin supersede '{p1}' '{p2}'`"})
     out.sort(key=lambda p: (-p["score"], p["notes"]))
     return out
+
+
+def _note_vectors(cfg, conn, pool: list[dict]):
+    """(matrix of note vectors, {pool index: row}) in semantic mode, else None."""
+    from . import dupes_sem
+
+    if not dupes_sem.active(cfg, conn):
+        return None
+    import numpy as np
+
+    vecs = dupes_sem.stored(conn, [n["path"] for n in pool])
+    have = [i for i, n in enumerate(pool) if n["path"] in vecs]
+    if not have:
+        return None
+    return np.stack([vecs[pool[i]["path"]] for i in have]), {i: r for r, i in enumerate(have)}
+
+
+def _closest(cfg, pairs: list) -> list:
+    from . import dupes_sem
+    from .semantic import SemanticUnavailable
+
+    if not pairs:
+        return []
+    try:
+        return dupes_sem.closest_many(cfg, pairs)
+    except SemanticUnavailable:  # vectors stored but the model cannot load now: the cosine stands alone
+        return [None] * len(pairs)
 
 
 def _dangling(conn, by_path: dict) -> list[dict]:

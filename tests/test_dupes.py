@@ -191,3 +191,101 @@ def test_judge_unit_generic_words_count_for_little():
     a2 = dupes.Doc("Chess lesson", "learning", None, "Rooks go behind passed pawns.", body)
     c = dupes.Doc("Chess endgame lesson", "learning", None, "Rooks go behind passed pawns in endgames.", body)
     assert dupes.judge(a2, c, idf).duplicate
+
+
+# ---------------------------------------------------------------- semantic mode (the real model)
+
+SIGTERM = """---
+type: pitfall
+project: tollgate
+summary: Kubernetes gives a pod 30 seconds after SIGTERM; a delivery worker that ignores it is killed mid-delivery.
+tags: [pitfall]
+---
+# SIGTERM kills deliveries
+
+The delivery worker must stop pulling from the queue on SIGTERM, finish or hand back the delivery in
+flight, and exit before the grace period ends.
+"""
+
+RESTATED = dict(title="Graceful SIGTERM handling in the sender",
+                summary="Kubernetes signals SIGTERM and waits thirty seconds before killing the pod, so the sender "
+                        "stops consuming, completes or returns its in-progress message and exits.")
+
+
+@pytest.fixture
+def sem_built(vault, semantic_vault_env):
+    (vault / "Projects/tollgate/pitfalls").mkdir(parents=True)
+    (vault / "Projects/tollgate/pitfalls/SIGTERM kills deliveries.md").write_text(SIGTERM, encoding="utf-8")
+    (vault / "Learnings/Orchid lesson.md").write_text(ORCHID, encoding="utf-8")
+    (vault / "Projects/atlas/Architecture.md").write_text(ARCH_ATLAS, encoding="utf-8")
+    (vault / "Projects/beacon/Architecture.md").write_text(ARCH_BEACON, encoding="utf-8")
+    r = run_cli("rebuild", env=semantic_vault_env)
+    assert r.returncode == 0 and "0 chunks embedded" not in r.stdout, r.stdout + r.stderr
+    return vault, semantic_vault_env
+
+
+def _remember(env, *args):
+    return run_cli("remember", *args, "--json", env=env)
+
+
+def test_lexical_judge_misses_the_restatement(sem_built):
+    """The case the embeddings are for: the words differ, the lexical judge lets it through."""
+    vault, env = sem_built
+    r = _remember({**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, "--type", "pitfall", "--project", "tollgate",
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["duplicate_judge"] == "lexical"
+
+
+def test_semantic_mode_refuses_a_restatement_and_quotes_the_closest_passages(sem_built):
+    vault, env = sem_built
+    before = hash_tree(vault)
+    r = _remember(env, "--type", "pitfall", "--project", "tollgate",
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"])
+    assert r.returncode == 2, r.stdout
+    assert "near-duplicate" in r.stderr and "SIGTERM kills deliveries.md" in r.stderr, r.stderr
+    assert "meaning 0." in r.stderr and "closest: “" in r.stderr and " ~ “" in r.stderr, r.stderr
+    assert r.stderr.count("\n") == 1
+    assert hash_tree(vault) == before
+
+
+def test_semantic_mode_still_writes_what_only_looks_alike(sem_built):
+    vault, env = sem_built
+    r = _remember(env, "--type", "learning", "--title", "Chess lesson",
+                  "--summary", "In rook endgames put the rook behind the passed pawn.", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["duplicate_judge"] == "semantic"
+    r = _remember(env, "--type", "pitfall", "--project", "beacon", "--title", RESTATED["title"],
+                  "--summary", RESTATED["summary"], "--dry-run")
+    assert r.returncode == 0, r.stderr  # the same meaning in another project is not enough
+    r = run_cli("reorganize", "--json", env=env)
+    assert r.returncode == 0, r.stderr
+    dups = [p["notes"] for p in json.loads(r.stdout)["proposals"] if p["kind"] == "duplicate"]
+    assert not any(all(n.endswith("Architecture.md") for n in pair) for pair in dups), dups
+
+
+def test_semantic_mode_reorganize_pairs_a_restatement_by_meaning(sem_built):
+    vault, env = sem_built
+    (vault / "Projects/tollgate/pitfalls/Graceful SIGTERM handling in the sender.md").write_text(
+        f"---\ntype: pitfall\nproject: tollgate\nsummary: {RESTATED['summary']}\n---\n"
+        f"# {RESTATED['title']}\n", encoding="utf-8")
+    assert run_cli("rebuild", env=env).returncode == 0
+    lexical = json.loads(run_cli("reorganize", "--json", env={**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}).stdout)
+    pair = {"Projects/tollgate/pitfalls/Graceful SIGTERM handling in the sender.md",
+            "Projects/tollgate/pitfalls/SIGTERM kills deliveries.md"}
+    assert not [p for p in lexical["proposals"] if p["kind"] == "duplicate" and set(p["notes"]) == pair]
+    props = json.loads(run_cli("reorganize", "--json", env=env).stdout)["proposals"]
+    hit = next(p for p in props if p["kind"] == "duplicate" and set(p["notes"]) == pair)
+    assert hit["by"] == "meaning" and any(r.startswith("closest: “") for r in hit["reasons"]), hit
+
+
+def test_semantic_mode_without_current_vectors_judges_lexically(sem_built):
+    """A note changed since it was embedded has no current vector: the lexical judge alone decides
+    for it, and the answer says which judge ran."""
+    vault, env = sem_built
+    note = vault / "Projects/tollgate/pitfalls/SIGTERM kills deliveries.md"
+    note.write_text(SIGTERM.replace("30 seconds", "thirty seconds"), encoding="utf-8")
+    assert run_cli("sync", env={**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}).returncode == 0
+    r = _remember(env, "--type", "pitfall", "--project", "tollgate",
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
+    assert r.returncode == 0, r.stderr
