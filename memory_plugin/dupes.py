@@ -45,7 +45,8 @@ MAX_POSTING = 40       # a signature word shared by more notes than this pairs n
 SEM_THRESHOLD = 0.80   # note-vector cosine at or above which two notes say the same thing
 SEM_TYPE_MARGIN = 0.05  # both typed, types differ: the cosine must clear the threshold by this much
 SEM_CROSS_PROJECT = 0.95  # two projects: the meaning itself must be this close (as CROSS_PROJECT_TEXT)
-SEM_TINY = True        # near-empty notes (fewer than MIN_TERMS content words) may match by meaning
+SEM_TINY = False       # two near-empty notes (fewer than MIN_TERMS content words each) never match by meaning:
+                       # their vectors are little more than their titles, and titles alone never decide
 
 EXTRA_STOP = frozenset("""also one two three may might must shall see via etc e g ie eg""".split())
 _COMBINING = re.compile(r"[\u0300-\u036f]")

@@ -29,6 +29,7 @@ KIND_TITLES = {
 }
 MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning"}  # stale-able without a stored confidence
 MIN_SUMMARY_WORDS = 4  # a first paragraph shorter than this is no usable summary
+MAX_QUOTED = 50        # matches by meaning whose closest passages are quoted (the best first)
 HUB_COVERS = 0.5       # an existing hub linking this share of a community's members already is its hub
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
@@ -96,14 +97,25 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         mat, row_of = sem
         ids = sorted(row_of, key=row_of.get)
         pairs |= {(ids[i], ids[j]) for i, j in dupes_sem.pairs_above(mat, dupes.SEM_THRESHOLD)}
+    # a pair the vault already relates (one supersedes or contradicts the other) is decided: no proposal
+    related = set()
+    if conn is not None:
+        related = {frozenset(r) for r in conn.execute(
+            "SELECT src, target FROM links WHERE kind = 'property' AND target IS NOT NULL AND src != target "
+            "AND prop IN ('supersedes', 'superseded_by', 'contradicts')")}
     judged = []
     for a, b in sorted(pairs):
+        if frozenset((pool[a]["path"], pool[b]["path"])) in related:
+            continue
         v = dupes.judge(docs[a], docs[b], idf)
         if sem is not None and a in sem[1] and b in sem[1]:
             v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]))
         if v.duplicate:
             judged.append((a, b, v))
-    by_meaning = [(a, b, v) for a, b, v in judged if v.by == "meaning"]
+    # the closest passages of the best matches by meaning (what the listing shows first): one batched
+    # model call over their sentences, bounded so a templated vault's thousands of pairs cost seconds
+    by_meaning = sorted(((a, b, v) for a, b, v in judged if v.by == "meaning"),
+                        key=lambda t: -t[2].score)[:MAX_QUOTED]
     for (a, b, v), pair in zip(by_meaning, _closest(cfg, [(docs[a], docs[b]) for a, b, _ in by_meaning])):
         dupes.quote_closest(v, pair)
     out = []

@@ -289,3 +289,26 @@ def test_semantic_mode_without_current_vectors_judges_lexically(sem_built):
     r = _remember(env, "--type", "pitfall", "--project", "tollgate",
                   "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_pair_the_vault_already_relates_is_no_duplicate_proposal(built):
+    """A decision and the one that superseded it say nearly the same thing, on purpose: the user has
+    recorded how they relate, so reorganize does not propose merging them."""
+    text = ("---\ntype: decision\nproject: tollgate\nsummary: Tollgate draws its latency charts with {lib}, "
+            "one chart per partner.\n{extra}---\nThe latency dashboard draws one chart per partner with {lib}: "
+            "p50, p95 and p99 per minute over the last day.\n")
+    (built / "Decisions/Latency charts with Recharts.md").write_text(text.format(lib="Recharts", extra=""))
+    (built / "Decisions/Latency charts with visx.md").write_text(
+        text.format(lib="visx", extra='supersedes: "[[Latency charts with Recharts]]"\n'))
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    pair = {"Decisions/Latency charts with Recharts.md", "Decisions/Latency charts with visx.md"}
+
+    def proposed():
+        props = json.loads(run_cli("--vault", str(built), "reorganize", "--json").stdout)["proposals"]
+        return [p for p in props if p["kind"] == "duplicate" and set(p["notes"]) == pair]
+
+    assert not proposed()
+    note = built / "Decisions/Latency charts with visx.md"  # without the relation they are proposed
+    note.write_text(note.read_text().replace('supersedes: "[[Latency charts with Recharts]]"\n', ""))
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    assert proposed()
