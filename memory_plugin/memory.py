@@ -148,7 +148,7 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
         from . import dupes_sem
 
         vec, mat, paths, _ = sem
-        near = dict(dupes_sem.similar(mat, vec, paths, dupes.SEM_THRESHOLD - 0.1)[:40])
+        near = dict(dupes_sem.similar(mat, vec, paths, dupes.SEM_CANDIDATE)[:40])
     if not ids and not near:
         return []
     rows = conn.execute(

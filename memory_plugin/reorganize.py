@@ -38,6 +38,11 @@ class ReorganizeError(MemoryPluginError):
     pass
 
 
+NOTES_SQL = ("SELECT n.path, n.title, n.display_title, n.type, n.status, n.summary, n.props, n.created, n.hash, "
+             "n.folder, n.project, n.hub, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
+             "WHERE n.private = 0 AND n.skipped = 0")
+
+
 def _rows(conn, sql, args=()):
     cur = conn.execute(sql, args)
     cols = [c[0] for c in cur.description]
@@ -48,9 +53,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
               communities: bool = True) -> list[dict]:
     """Every proposal, numbered from 1 in a stable order (kind, then path)."""
     today = today or _dt.date.today()
-    notes = _rows(conn, "SELECT n.path, n.title, n.display_title, n.type, n.status, n.summary, n.props, n.created, "
-                        "n.hash, n.folder, n.project, n.hub, f.body FROM notes n JOIN fts f ON f.rowid = n.id "
-                        "WHERE n.private = 0 AND n.skipped = 0")
+    notes = _rows(conn, NOTES_SQL)
     for n in notes:
         n["props"] = json.loads(n["props"] or "{}")
     by_path = {n["path"]: n for n in notes}
@@ -96,7 +99,7 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
 
         mat, row_of = sem
         ids = sorted(row_of, key=row_of.get)
-        pairs |= {(ids[i], ids[j]) for i, j in dupes_sem.pairs_above(mat, dupes.SEM_THRESHOLD)}
+        pairs |= {(ids[i], ids[j]) for i, j in dupes_sem.pairs_above(mat, dupes.SEM_CANDIDATE)}
     # a pair the vault already relates (one supersedes or contradicts the other) is decided: no proposal
     related = set()
     if conn is not None:
@@ -109,7 +112,7 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
             continue
         v = dupes.judge(docs[a], docs[b], idf)
         if sem is not None and a in sem[1] and b in sem[1]:
-            v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]))
+            v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]), dupes.SEM_THRESHOLD_VAULT)
         if v.duplicate:
             judged.append((a, b, v))
     # the closest passages of the best matches by meaning (what the listing shows first): one batched
