@@ -6,6 +6,7 @@ eval silently score against a path that no longer exists.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "bench" / "eval"
+DEV = ROOT / "bench" / "dev"
+# Vaults fetched for evaluation are laid out (never committed) under EVALDATA/<set>/vault; each
+# bench/dev/<set>/fetch.sh says how to lay one again. Path checks skip when a vault is absent.
+EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
 FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 DENDRON_VAULT = ROOT.parent / "shared" / "eval" / "dendron" / "vault"
 QUESTION_KINDS = {"paraphrase", "keyword", "alias", "bridge", "negative"}
@@ -106,3 +111,42 @@ def test_prompt_sets_cover_issue_13_minimums():
     fixture_ordinary = [p for p in _load(EVAL / "prompts-fixture.yaml")["prompts"] if p["kind"] == "ordinary"]
     assert len(fixture_ordinary) >= 80
     assert kinds.count("capture") >= 20 and kinds.count("near-miss") >= 20
+
+
+# ---------------- development sets (bench/dev/): constants may be set on these ----------------
+
+# Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
+DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet",)]
+
+
+def _evaldata_vault(name: str) -> Path:
+    vault = EVALDATA / name / "vault"
+    if not vault.is_dir():
+        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh)")
+    return vault
+
+
+@pytest.mark.parametrize("path", DEV_QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_dev_question_set_format_and_minimums(path):
+    questions = _load(path)["questions"]
+    ids = [q["id"] for q in questions]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    kinds = [q["kind"] for q in questions]
+    for q in questions:
+        assert set(q) == {"id", "kind", "question", "expected", "why"}, q["id"]
+        assert q["kind"] in QUESTION_KINDS, q["id"]
+        assert (q["kind"] == "negative") == (q["expected"] == []), q["id"]
+        assert q["question"].strip() and q["why"].strip(), q["id"]
+        assert len(q["expected"]) == len(set(q["expected"])), q["id"]
+    assert len(questions) >= 30
+    assert kinds.count("negative") >= 8
+    assert (path.parent / "fetch.sh").is_file(), "a dev set says how its vault is laid out"
+
+
+@pytest.mark.parametrize("path", DEV_QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_dev_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert not rel.startswith("/"), q["id"]
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
