@@ -150,3 +150,48 @@ def test_dev_question_set_points_at_existing_notes(path):
         for rel in q["expected"]:
             assert not rel.startswith("/"), q["id"]
             assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
+DEVVAULT = ROOT / "fixtures" / "devvault"
+DEVVAULT_PROJECTS = {"tollgate", "lighthouse", "beacon"}  # hub notes projects/<name>.md
+
+
+def _dev_pair_vault(name: str) -> Path:
+    if name == "devvault":
+        return DEVVAULT
+    assert name == "silverbullet", f"unknown vault {name!r} in duplicates-dev.yaml"
+    return _evaldata_vault(name)
+
+
+def test_dev_duplicate_pairs_format_and_minimums():
+    pairs = _load(DEV / "duplicates-dev.yaml")["pairs"]
+    assert len(pairs) >= 50
+    ids = [p["id"] for p in pairs]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for p in pairs:
+        assert p["vault"] in {"devvault", "silverbullet"}, p["id"]
+        assert ("b" in p) != ("new" in p), p["id"]
+        assert p["category"] in CATEGORIES, p["id"]
+        assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
+        assert p["why"].strip(), p["id"]
+        if "new" in p:
+            new = p["new"]
+            assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
+            assert new["title"].strip() and new["summary"].strip(), p["id"]
+            assert new["type"] in MEMORY_TYPES, p["id"]
+            if "project" in new:
+                assert p["vault"] == "devvault" and new["project"] in DEVVAULT_PROJECTS, p["id"]
+    categories = [p["category"] for p in pairs]
+    assert all(categories.count(c) >= 5 for c in CATEGORIES)
+
+
+def test_dev_duplicate_pairs_point_at_existing_notes():
+    for project in DEVVAULT_PROJECTS:
+        assert (DEVVAULT / "projects" / f"{project}.md").is_file(), project
+    for p in _load(DEV / "duplicates-dev.yaml")["pairs"]:
+        if p["vault"] != "devvault" and not (EVALDATA / p["vault"] / "vault").is_dir():
+            continue  # checked where the fetched vault is laid out
+        vault = _dev_pair_vault(p["vault"])
+        for key in ("a", "b"):
+            if key in p:
+                assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
