@@ -82,7 +82,7 @@ def test_duplicate_pairs_point_at_existing_notes():
                 assert new["project"] in FIXTURE_PROJECTS, p["id"]
 
 
-@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml"])
+@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -195,3 +195,15 @@ def test_dev_duplicate_pairs_point_at_existing_notes():
         for key in ("a", "b"):
             if key in p:
                 assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
+
+
+def test_capture_test_set_minimums():
+    prompts = _load(EVAL / "capture-test.yaml")["prompts"]
+    kinds = [p["kind"] for p in prompts]
+    assert set(kinds) == {"capture", "near-miss", "ordinary"}
+    captures = [p for p in prompts if p["kind"] == "capture"]
+    assert len(captures) >= 45 and kinds.count("near-miss") >= 45 and kinds.count("ordinary") >= 30
+    corrections = [p for p in captures if p["correction"]]
+    assert len(corrections) >= 15
+    # only a correction names the note it contradicts; other captures expect nothing
+    assert all(p["expected"] == [] for p in captures if not p["correction"])
