@@ -116,7 +116,7 @@ def test_prompt_sets_cover_issue_13_minimums():
 # ---------------- development sets (bench/dev/): constants may be set on these ----------------
 
 # Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
-DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet",)]
+DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq")]
 
 
 def _evaldata_vault(name: str) -> Path:
