@@ -82,7 +82,8 @@ def test_duplicate_pairs_point_at_existing_notes():
                 assert new["project"] in FIXTURE_PROJECTS, p["id"]
 
 
-@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml"])
+@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
+                                  "../dev/prompts-silverbullet.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -207,3 +208,11 @@ def test_capture_test_set_minimums():
     assert len(corrections) >= 15
     # only a correction names the note it contradicts; other captures expect nothing
     assert all(p["expected"] == [] for p in captures if not p["correction"])
+
+
+def test_dev_prompt_set_minimums():
+    prompts = _load(DEV / "prompts-silverbullet.yaml")["prompts"]
+    kinds = [p["kind"] for p in prompts]
+    assert len(prompts) >= 60
+    assert kinds.count("ordinary") >= 25 and kinds.count("negative") >= 8 and kinds.count("answerable") >= 25
+    assert all(p["expected"] == [] for p in prompts if p["kind"] == "ordinary")
