@@ -126,9 +126,10 @@ def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str) -> tuple[lis
     try:
         # no mode() check first: search raises SemanticUnavailable, whose `expected` says whether
         # the user asked for semantic search (then the one-line fallback notice is printed)
-        hits = semantic.search(cfg, conn, text, k=R.DEPTH)
-        n = semantic.counts(conn)
-        return hits, "", n["embedded_notes"] >= n["embeddable_notes"]
+        stats: dict = {}
+        hits = semantic.search(cfg, conn, text, k=R.DEPTH, stats=stats)
+        embeddable = conn.execute("SELECT count(*) FROM notes WHERE private = 0 AND skipped = 0").fetchone()[0]
+        return hits, "", stats.get("notes", 0) >= embeddable
     except semantic.SemanticUnavailable as e:
         why = f"semantic search unavailable ({e}); lexical only" if getattr(e, "expected", True) else ""
         return None, why, False

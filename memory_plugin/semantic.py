@@ -130,6 +130,7 @@ def embedder(cfg):
 
 def embed(cfg, texts: list[str]):
     """L2-normalised float32 rows, one per text."""
+    _threads()
     return embedder(cfg).encode(list(texts))
 
 
@@ -208,6 +209,7 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
     from .index import open_index
 
     require(cfg)
+    _threads()
     mid = model_id(cfg)
     lock = file_lock(cfg.path("embed.lock"), timeout=lock_timeout)
     try:
@@ -313,10 +315,13 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
 
 # ---------------------------------------------------------------- search
 
-def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit]:
-    """Exact cosine over the stored vectors; one hit per note (its best chunk), best first."""
+def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | None = None) -> list[SemHit]:
+    """Exact cosine over the stored vectors; one hit per note (its best chunk), best first.
+    `stats`, when given, gets "notes": how many notes the search covered (those with current
+    vectors), so a caller can tell a fully embedded vault without a second count."""
     require(cfg)  # the extra missing or the model off: SemanticUnavailable (lexical), never ImportError
-    import numpy as np
+    _threads()  # before numpy's first import: BLAS reads its thread count once (a query's encode
+    import numpy as np  # ran 20x slower with two threads on the shared 2-core machine)
 
     enc = embedder(cfg)
     stored_model, stored_dim = _get_meta(conn, "embedding_model"), _get_meta(conn, "embedding_dim")
@@ -331,6 +336,8 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit
                                   f"{model_id(cfg)}: run `memory-plugin sync` to re-embed")
     rows = conn.execute("SELECT c.path, c.heading, c.start, c.end, c.vec FROM chunks c JOIN notes n"
                         " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0").fetchall()
+    if stats is not None:
+        stats["notes"] = len({r[0] for r in rows})
     if not rows or not text.strip():
         return []
     mat = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), enc.dim)
