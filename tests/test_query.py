@@ -276,3 +276,32 @@ def test_lexical_abstention_is_one_rule(conn):
     assert Q.query(cfg, c, "which queue did atlas use originally?", record=False, project="", semantic=False)["items"]
     assert Q.query(cfg, c, "terraform helm kubernetes rebalancing", record=False, project="",
                    semantic=False)["items"] == []
+
+
+def test_plain_bm25s_best_note_keeps_its_place(conn, monkeypatch):
+    """The structural floor under "lexical never below plain BM25": plain BM25's best note ends in
+    the top 1 + ANCHOR["slack"] even when fusion gives the words no weight at all; switched off
+    (ANCHOR["top"] = 0) the same fusion loses it from there."""
+    cfg, c = conn
+    text = "how do we roll out a release safely?"
+    best = Q.baseline(c, text, limit=1)[0]
+    monkeypatch.setitem(Q.R.LIST_WEIGHT, "lexical", 0.0)
+    monkeypatch.setitem(Q.R.LIST_WEIGHT, "forms", 0.0)
+
+    def top(n):
+        return [i["path"] for i in Q.query(cfg, c, text, record=False, project="", semantic=False,
+                                           budget=10**6)["items"][:n]]
+
+    assert best in top(1 + Q.ANCHOR["slack"])
+    monkeypatch.setitem(Q.ANCHOR, "top", 0)
+    assert best not in top(1 + Q.ANCHOR["slack"])
+
+
+def test_anchor_is_kept_within_its_part_and_not_against_a_rule():
+    """An anchored note moves up within its part (the current project's notes first); a note a
+    rule lowered for a cause (a kind not asked for, history...) is not moved."""
+    cs = [Q.R.Cand(f"n{i}.md", mine=i < 2) for i in range(8)]
+    out = [c.path for c in Q.anchored(cs, {"n6.md": 1})]
+    assert out[:2] == ["n0.md", "n1.md"] and out.index("n6.md") == 2 + Q.ANCHOR["slack"]
+    cs[6].demoted = True
+    assert [c.path for c in Q.anchored(cs, {"n6.md": 1})] == [c.path for c in cs]
