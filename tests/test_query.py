@@ -305,3 +305,25 @@ def test_anchor_is_kept_within_its_part_and_not_against_a_rule():
     assert out[:2] == ["n0.md", "n1.md"] and out.index("n6.md") == 2 + Q.ANCHOR["slack"]
     cs[6].demoted = True
     assert [c.path for c in Q.anchored(cs, {"n6.md": 1})] == [c.path for c in cs]
+
+
+def test_abstention_is_one_rule_of_names_words_and_vault_relative_closeness():
+    """A name or one note's words that carry the question always answer; semantic on, a question
+    mostly about words no note has is answered only when its best note is closer than usual in the
+    vault (z-score), and any question whose best note is far below usual gets nothing."""
+    A = Q.ABSTAIN
+    ev = {"named": False, "named_w": 0.0, "cover": 0.0, "semantic": True, "sem_top": 0.6, "agree": True,
+          "known": 1.0, "sem_z": 0.5}
+    assert not Q.abstain(ev)
+    novel = {**ev, "known": A["novel_known"] - 0.01, "sem_z": A["novel_z"] - 0.01}
+    assert Q.abstain(novel)
+    assert not Q.abstain({**novel, "sem_z": A["novel_z"]})
+    assert not Q.abstain({**novel, "known": A["novel_known"]})
+    far = {**ev, "sem_z": A["far_z"] - 0.01}
+    assert Q.abstain(far) and not Q.abstain({**far, "sem_z": A["far_z"]})
+    # the raw cosine and agreement of the old rule decide nothing unless a caller asks (prompt hook)
+    assert not Q.abstain({**ev, "sem_top": 0.1, "agree": False})
+    assert Q.abstain({**ev, "sem_top": 0.1, "agree": False}, {"semantic_min": 0.5})
+    for strong in ({"named_w": A["named_min"]}, {"cover": A["cover_min"]}):
+        assert not Q.abstain({**far, **strong}) and not Q.abstain({**novel, **strong})
+        assert not Q.abstain({**far, "semantic": False, "known": 0.0, **strong})
