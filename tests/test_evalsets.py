@@ -160,7 +160,7 @@ DEVVAULT_PROJECTS = {"tollgate", "lighthouse", "beacon"}  # hub notes projects/<
 def _dev_pair_vault(name: str) -> Path:
     if name == "devvault":
         return DEVVAULT
-    assert name == "silverbullet", f"unknown vault {name!r} in duplicates-dev.yaml"
+    assert name in {"silverbullet", "logseq"}, f"unknown vault {name!r} in duplicates-dev.yaml"
     return _evaldata_vault(name)
 
 
@@ -170,7 +170,7 @@ def test_dev_duplicate_pairs_format_and_minimums():
     ids = [p["id"] for p in pairs]
     assert len(ids) == len(set(ids)), "duplicate ids"
     for p in pairs:
-        assert p["vault"] in {"devvault", "silverbullet"}, p["id"]
+        assert p["vault"] in {"devvault", "silverbullet", "logseq"}, p["id"]
         assert ("b" in p) != ("new" in p), p["id"]
         assert p["category"] in CATEGORIES, p["id"]
         assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
