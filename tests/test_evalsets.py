@@ -83,7 +83,7 @@ def test_duplicate_pairs_point_at_existing_notes():
 
 
 @pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
-                                  "../dev/prompts-silverbullet.yaml"])
+                                  "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -210,8 +210,9 @@ def test_capture_test_set_minimums():
     assert all(p["expected"] == [] for p in captures if not p["correction"])
 
 
-def test_dev_prompt_set_minimums():
-    prompts = _load(DEV / "prompts-silverbullet.yaml")["prompts"]
+@pytest.mark.parametrize("name", ["prompts-silverbullet.yaml", "prompts-logseq.yaml"])
+def test_dev_prompt_set_minimums(name):
+    prompts = _load(DEV / name)["prompts"]
     kinds = [p["kind"] for p in prompts]
     assert len(prompts) >= 60
     assert kinds.count("ordinary") >= 25 and kinds.count("negative") >= 8 and kinds.count("answerable") >= 25
