@@ -53,6 +53,14 @@ def test_question_set_format(path):
         assert all(isinstance(p, str) and not p.startswith("/") for p in q["expected"]), q["id"]
 
 
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_held_out_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
 def test_held_out_sets_total_about_110_questions():
     assert len(QUESTION_SETS) >= 2
     total = sum(len(_load(p)["questions"]) for p in QUESTION_SETS)
@@ -123,7 +131,7 @@ DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", 
 def _evaldata_vault(name: str) -> Path:
     vault = EVALDATA / name / "vault"
     if not vault.is_dir():
-        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh)")
+        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh or bench/eval/README.md)")
     return vault
 
 
