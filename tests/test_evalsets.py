@@ -1,4 +1,4 @@
-"""The blind evaluation data under bench/eval/ stays consistent with the vaults it points into.
+"""The blind evaluation data under bench/eval/ and bench/dev/ stays consistent with the vaults it points into.
 
 These files are hand-written; nothing regenerates them. When a note of fixtures/vault is renamed or
 removed, or a pair/prompt is added with a typo, these tests name the entry instead of letting an
@@ -51,6 +51,14 @@ def test_question_set_format(path):
         assert q["kind"] in QUESTION_KINDS, q["id"]
         assert (q["kind"] == "negative") == (q["expected"] == []), q["id"]
         assert all(isinstance(p, str) and not p.startswith("/") for p in q["expected"]), q["id"]
+
+
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_held_out_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
 
 
 def test_held_out_sets_total_about_110_questions():
@@ -123,7 +131,7 @@ DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", 
 def _evaldata_vault(name: str) -> Path:
     vault = EVALDATA / name / "vault"
     if not vault.is_dir():
-        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh)")
+        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh or bench/eval/README.md)")
     return vault
 
 
