@@ -1,4 +1,4 @@
-"""The blind evaluation data under bench/eval/ stays consistent with the vaults it points into.
+"""The blind evaluation data under bench/eval/ and bench/dev/ stays consistent with the vaults it points into.
 
 These files are hand-written; nothing regenerates them. When a note of fixtures/vault is renamed or
 removed, or a pair/prompt is added with a typo, these tests name the entry instead of letting an
@@ -53,6 +53,14 @@ def test_question_set_format(path):
         assert all(isinstance(p, str) and not p.startswith("/") for p in q["expected"]), q["id"]
 
 
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_held_out_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
 def test_held_out_sets_total_about_110_questions():
     assert len(QUESTION_SETS) >= 2
     total = sum(len(_load(p)["questions"]) for p in QUESTION_SETS)
@@ -83,7 +91,7 @@ def test_duplicate_pairs_point_at_existing_notes():
 
 
 @pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
-                                  "../dev/prompts-silverbullet.yaml"])
+                                  "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -123,7 +131,7 @@ DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", 
 def _evaldata_vault(name: str) -> Path:
     vault = EVALDATA / name / "vault"
     if not vault.is_dir():
-        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh)")
+        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh or bench/eval/README.md)")
     return vault
 
 
@@ -160,7 +168,7 @@ DEVVAULT_PROJECTS = {"tollgate", "lighthouse", "beacon"}  # hub notes projects/<
 def _dev_pair_vault(name: str) -> Path:
     if name == "devvault":
         return DEVVAULT
-    assert name == "silverbullet", f"unknown vault {name!r} in duplicates-dev.yaml"
+    assert name in {"silverbullet", "logseq"}, f"unknown vault {name!r} in duplicates-dev.yaml"
     return _evaldata_vault(name)
 
 
@@ -170,7 +178,7 @@ def test_dev_duplicate_pairs_format_and_minimums():
     ids = [p["id"] for p in pairs]
     assert len(ids) == len(set(ids)), "duplicate ids"
     for p in pairs:
-        assert p["vault"] in {"devvault", "silverbullet"}, p["id"]
+        assert p["vault"] in {"devvault", "silverbullet", "logseq"}, p["id"]
         assert ("b" in p) != ("new" in p), p["id"]
         assert p["category"] in CATEGORIES, p["id"]
         assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
@@ -210,8 +218,9 @@ def test_capture_test_set_minimums():
     assert all(p["expected"] == [] for p in captures if not p["correction"])
 
 
-def test_dev_prompt_set_minimums():
-    prompts = _load(DEV / "prompts-silverbullet.yaml")["prompts"]
+@pytest.mark.parametrize("name", ["prompts-silverbullet.yaml", "prompts-logseq.yaml"])
+def test_dev_prompt_set_minimums(name):
+    prompts = _load(DEV / name)["prompts"]
     kinds = [p["kind"] for p in prompts]
     assert len(prompts) >= 60
     assert kinds.count("ordinary") >= 25 and kinds.count("negative") >= 8 and kinds.count("answerable") >= 25
