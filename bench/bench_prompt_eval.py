@@ -13,7 +13,10 @@ import subprocess
 from common import EXE, ROOT, machine, publish
 
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
+        ("bench/eval/capture-test.yaml", "blind, reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
+        ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it"),
+        ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised"),
         ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)")]
 ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("precision", "precision of injected items (≥ 0.85)"),

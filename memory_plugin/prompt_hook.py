@@ -19,6 +19,7 @@ MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: nev
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
 SUMMARY_CHARS = 110       # one line per item
 STATE_MAX_AGE = 3 * 86400  # session state files older than this are removed when a new one is made
+QUERY_ROOM = 8            # items asked of query beyond max_items (skipped brief/journal notes)
 FENCE_OPEN = "<memory-plugin-recall>"
 FENCE_CLOSE = "</memory-plugin-recall>"
 
@@ -69,7 +70,8 @@ def save_state(cache_dir: str, session_id, st: dict) -> None:
 
     path = _state_path(cache_dir, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    atomic_write(path, json.dumps({"shown": st["shown"], "injected": st["injected"]}), skip_unchanged=False)
+    keep = {k: st[k] for k in ("shown", "injected", "project") if k in st}
+    atomic_write(path, json.dumps(keep), skip_unchanged=False)
 
 
 def _prune(folder: str) -> None:
@@ -116,16 +118,33 @@ def confident(item: dict, idf: dict[str, tuple[float, int]], semantic_on: bool, 
             and mass >= ITEM_RULE["specific"] * unique_idf)
 
 
+def project_of(conn, st: dict, cwd: str | None) -> str:
+    """The working folder's project ("" for none), detected once per session and folder: detecting it
+    reads the vault's project catalogue, which grows with the vault (20 ms at 10k notes)."""
+    from . import query as Q
+
+    known = st.get("project")
+    if isinstance(known, list) and len(known) == 2 and known[0] == (cwd or "") and isinstance(known[1], str):
+        return known[1]
+    name = Q.detect_project(conn, cwd) or ""
+    st["project"] = [cwd or "", name]
+    st["changed"] = True
+    return name
+
+
 def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str | None = None,
-           mode: str | None = None) -> list[dict]:
+           mode: str | None = None, project: str | None = None) -> list[dict]:
     """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes."""
     from . import query as Q
     from . import retrieve as R
 
     if max_items <= 0 or not prompt.strip():
         return []
-    res = Q.query(cfg, conn, prompt, record=False, limit=max_items + len(exclude) + 5, cwd=cwd,
-                  budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT)
+    # `limit` bounds query's rendering (it packs its answer item by item): only the band of items
+    # within ITEM_RULE["follow_share"] of the best can be injected, so a few more than asked for is
+    # enough room for the ones the brief already showed.
+    res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
+                  project=project, budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT)
     if not res["items"]:
         return []
     ev = res.get("evidence") or {}
@@ -209,7 +228,7 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
         try:
             # a correction looks for the note it contradicts even when recall is switched off
             found = recall(cfg, conn, prompt, set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
-                           mode=mode)
+                           mode=mode, project=project_of(conn, st, cwd))
         finally:
             conn.close()
         items = found[:want]
@@ -217,7 +236,7 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     if cap == "correction" and st is not None and found:
         contradicted = found[0]
     text = compose(items, _capture_line(cap, contradicted) if cap else None)
-    if record and st is not None and (items or st.get("new")):
+    if record and st is not None and (items or st.get("new") or st.get("changed")):
         st["injected"] += [i["path"] for i in items if i["path"] not in st["injected"]]
         save_state(cache_dir, session_id, st)
     return {"items": items, "capture": cap, "text": text}

@@ -45,6 +45,16 @@ def context_of(r) -> str:
     "We decided to keep the job queue in Postgres.",
     "ok, going forward we squash-merge every PR",
     "for future reference, the staging database is read-only on Sundays",
+    # no "that", preferences, standing rules, learnings, memory requests (revised on bench/dev/capture-dev2.yaml)
+    "remember we deploy from the release branch, never from main",
+    "I prefer small commits with imperative subject lines.",
+    "never use default exports in this repo",
+    "next time, use the --frozen-lockfile flag when installing",
+    "Please don\u2019t ever add emojis to log messages.",
+    "Turns out the flaky test was a race in the connection pool; it needs a lock.",
+    "add to memory that the docs site builds with mkdocs-material",
+    "heads up, the payments sandbox resets every night at midnight UTC",
+    "The convention for env vars is APP_ prefixed, upper snake case.",
 ])
 def test_capture_recognises_statements_to_keep(prompt):
     assert capture.kind(prompt) == "memory"
@@ -55,6 +65,11 @@ def test_capture_recognises_statements_to_keep(prompt):
     "actually, we switched to Postgres last quarter",
     "That's outdated: the queue moved off Redis.",
     "we don't use Redis for the queue anymore",
+    "we replaced moment.js with date-fns",  # a dot inside a name does not end the sentence
+    "not npm - we use pnpm everywhere",
+    "It's Postgres 15, not 13.",
+    "That changed: logs are shipped by Vector, not Fluentd.",
+    "you're wrong about the port, it's 5433 on dev",
 ])
 def test_capture_recognises_corrections(prompt):
     assert capture.kind(prompt) == "correction"
@@ -69,9 +84,32 @@ def test_capture_recognises_corrections(prompt):
     "did we decide to use Postgres for the queue?",
     "don't forget to update the changelog",
     "never mind, revert that",
+    # the cue words about the code in front of us or this one task
+    "never use a bare except here, catch ValueError",
+    "from now on in this function, use the local variable",
+    "we always get a 500 from this endpoint when the body is empty",
+    "nope, still failing",
+    "that's wrong, the assertion should compare lengths",
+    "I prefer the second option, go ahead",
+    "heads up, I'm pushing a fix to the branch now",
+    "remember the user's choice in local storage",
+    "Remember we need to update the docs after this.",
+    "wait til the build finishes before you run the e2e tests",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
+
+
+def test_capture_key_words_only_skip_rules_that_cannot_match():
+    # the key-word filter (which keeps ordinary prompts from compiling any rule) changes no answer
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    prompts = [q["prompt"] for f in sorted((root / "bench" / "dev").glob("capture-dev*.yaml"))
+               for q in yaml.safe_load(f.read_text())["prompts"]]
+    assert len(prompts) > 150
+    assert [capture.kind(p) for p in prompts] == [capture.kind(p, all_rules=True) for p in prompts]
+    assert all(k == k.lower() and k.isalpha() for _, keys, _ in capture.RULES for k in keys)
 
 
 def test_capture_is_linear_on_hostile_prompts():
