@@ -11,7 +11,6 @@ Most prompts get nothing: the hook then prints nothing.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 
@@ -19,7 +18,7 @@ MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: nev
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
 SUMMARY_CHARS = 110       # one line per item
 STATE_MAX_AGE = 3 * 86400  # session state files older than this are removed when a new one is made
-QUERY_ROOM = 8            # items asked of query beyond max_items (skipped brief/journal notes)
+QUERY_ROOM = 8            # items asked of query beyond max_items (room for brief/journal notes)
 FENCE_OPEN = "<memory-plugin-recall>"
 FENCE_CLOSE = "</memory-plugin-recall>"
 
@@ -89,33 +88,46 @@ def _prune(folder: str) -> None:
 
 # The prompt hook speaks only when the retrieval is confident: the query's one abstention rule with
 # stricter thresholds (a prompt is not a question: most prompts are about the code, not the vault),
-# then each item must carry evidence of its own. Set on bench/dev/prompts-til.yaml (the dev set);
-# reported on bench/eval/prompts-*.yaml (bench/RESULTS.md).
+# then the item must be the one note two retrievers agree on. Set on bench/dev/prompts-til.yaml (the
+# dev set, bench/eval/PROTOCOL.md); reported on bench/eval/prompts-*.yaml (bench/RESULTS.md).
 ABSTAIN_PROMPT = {
-    "semantic_min": 0.53,   # semantic on: the best cosine (the query's rule uses a lower one)
+    "semantic_min": 0.53,   # semantic on: the best cosine, unless the searches agree (query's rule)
     "lexical_known": 0.60,  # lexical only: the share of the prompt's idf mass that some note has
 }
 ITEM_RULE = {
-    "semantic_min": 0.53,   # semantic on: this item's own cosine (agreement between the searches is
-                            # no evidence for a prompt: "run the tests" agrees on testing notes)
-    "lexical_cover": 0.50,  # lexical only: the prompt words it has hold this share of the prompt's
-                            # idf mass ...
-    "min_words": 2,         # ... and are at least this many words ...
-    "specific": 1.5,        # ... as informative together as this many words that one note alone has
-                            # (idf summed, in units of the idf of a word with document frequency 1)
-    "follow_share": 0.8,    # an item after the first scores at least this share of the first's score
+    # Semantic on: the item is the first note of the semantic search AND the first of a word search
+    # (the exact words, their forms, or a title named in the prompt): two retrievers that fail in
+    # different ways agree. Only one note can be first for both, so a prompt gets one item at most.
+    "agree_rank": 1,
+    "semantic_min": 0.45,    # ... and its own cosine is at least this (dev: the same figures from
+                             # 0.35 to 0.45; the top of that range, since a one-topic vault scores
+                             # every prompt closer)
+    # Lexical only: the item is the first note for the exact words and for their forms (or is named
+    # in the prompt) and stands out: its BM25 is this many times the next note's (dev: 1.25-1.4 give
+    # the same figures; 1.2 lets ordinary prompts in) ...
+    "lexical_margin": 1.3,
+    "min_words": 2,          # ... and it has at least this many of the prompt's words
 }
+WORD_RETRIEVERS = ("lexical", "forms", "names")
 
 
-def confident(item: dict, idf: dict[str, tuple[float, int]], semantic_on: bool, unique_idf: float) -> bool:
-    """Does this item carry enough evidence of its own to be put in front of Claude unasked?"""
+def confident(item: dict, items: list[dict], semantic_on: bool) -> bool:
+    """Is `item` the note two retrievers agree on, with evidence of its own, so that it may be put
+    in front of Claude unasked? `items` is the whole answer (for the next note's BM25)."""
+    found = item.get("found") or {}
+    rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
     if semantic_on:
-        return (item.get("found") or {}).get("semantic", (0, 0.0))[1] >= ITEM_RULE["semantic_min"]
-    total = sum(w for w, _ in idf.values()) or 1.0
-    words = [w for w in item.get("matched") or () if w in idf]
-    mass = sum(idf[w][0] for w in words)
-    return (len(words) >= ITEM_RULE["min_words"] and mass / total >= ITEM_RULE["lexical_cover"]
-            and mass >= ITEM_RULE["specific"] * unique_idf)
+        sem = found.get("semantic")
+        return (sem is not None and sem[0] <= ITEM_RULE["agree_rank"] and sem[1] >= ITEM_RULE["semantic_min"]
+                and min(rank(k) for k in WORD_RETRIEVERS) <= ITEM_RULE["agree_rank"])
+    if not (rank("names") == 1 or (rank("lexical") == 1 and rank("forms") == 1)):
+        return False
+    if len(item.get("matched") or ()) < ITEM_RULE["min_words"]:
+        return False
+    top = found.get("lexical", (0, 0.0))[1]
+    second = max((o["found"]["lexical"][1] for o in items if o is not item and "lexical" in (o.get("found") or {})),
+                 default=0.0)
+    return second <= 0 or top >= ITEM_RULE["lexical_margin"] * second
 
 
 def project_of(conn, st: dict, cwd: str | None) -> str:
@@ -136,28 +148,19 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
            mode: str | None = None, project: str | None = None) -> list[dict]:
     """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes."""
     from . import query as Q
-    from . import retrieve as R
 
     if max_items <= 0 or not prompt.strip():
         return []
-    # `limit` bounds query's rendering (it packs its answer item by item): only the band of items
-    # within ITEM_RULE["follow_share"] of the best can be injected, so a few more than asked for is
-    # enough room for the ones the brief already showed.
+    # `limit` bounds query's rendering (it packs its answer item by item): the note the retrievers
+    # agree on is among the first few, whatever the brief already showed.
     res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
                   project=project, budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT)
     if not res["items"]:
         return []
-    ev = res.get("evidence") or {}
-    q = Q.parse_question(prompt)
-    n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-    idf = R.idf_weights(conn, q["content"], n_notes)
-    unique = math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word only one note has
+    semantic_on = bool((res.get("evidence") or {}).get("semantic"))
     out = []
-    top = max(i["score"] for i in res["items"])
     for it in res["items"]:
-        if out and it["score"] < ITEM_RULE["follow_share"] * top:
-            break
-        if it["path"] in exclude or it.get("type") == "journal" or not confident(it, idf, bool(ev.get("semantic")), unique):
+        if it["path"] in exclude or it.get("type") == "journal" or not confident(it, res["items"], semantic_on):
             continue
         out.append(it)
         if len(out) >= max_items:

@@ -232,3 +232,37 @@ def test_post_tool_use_leaves_a_large_vaults_brief_to_a_detached_worker(vault_en
         time.sleep(0.2)
     fresh = json.loads(brief.read_text())
     assert fresh["notes"] != 10**6 and any(c["path"] == "Inbox/A new hub-linked note.md" for c in fresh["conventions"])
+
+
+def _item(path, **found):
+    return {"path": path, "found": found, "matched": ["job", "queue"]}
+
+
+def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
+    from memory_plugin.prompt_hook import ITEM_RULE, confident
+
+    ok = ITEM_RULE["semantic_min"] + 0.1
+    agreed = _item("a.md", semantic=(1, ok), lexical=(1, 20.0), forms=(2, 18.0))
+    assert confident(agreed, [agreed], semantic_on=True)
+    assert confident(_item("a.md", semantic=(1, ok), names=(1, 1.0)), [], semantic_on=True)
+    assert not confident(_item("b.md", semantic=(1, ok), lexical=(3, 20.0)), [], semantic_on=True)  # words disagree
+    assert not confident(_item("c.md", semantic=(2, ok + 0.2), lexical=(1, 20.0)), [], semantic_on=True)  # meaning disagrees
+    assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
+                         semantic_on=True)  # agreed, but not close enough in meaning
+    assert not confident(_item("e.md", lexical=(1, 20.0), forms=(1, 20.0)), [], semantic_on=True)  # no vector
+
+
+def test_item_rule_lexical_needs_the_first_note_to_stand_out():
+    from memory_plugin.prompt_hook import ITEM_RULE, confident
+
+    m = ITEM_RULE["lexical_margin"]
+    top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
+    near = _item("b.md", lexical=(2, 20.0 / (m + 0.2)), forms=(2, 10.0))
+    close = _item("c.md", lexical=(2, 20.0 / (m - 0.1)), forms=(2, 10.0))
+    assert confident(top, [top, near], semantic_on=False)
+    assert not confident(top, [top, close], semantic_on=False)
+    assert not confident(near, [top, near], semantic_on=False)
+    one_word = dict(top, matched=["queue"])
+    assert not confident(one_word, [one_word, near], semantic_on=False)
+    forms_second = _item("d.md", lexical=(1, 20.0), forms=(2, 19.0))
+    assert not confident(forms_second, [forms_second], semantic_on=False)
