@@ -38,11 +38,12 @@ def _state_path(cache_dir: str, session_id) -> str:
     return os.path.join(cache_dir, "sessions", sid + ".prompt.json")
 
 
-def _brief_paths(cache_dir: str) -> list[str]:
+def _brief_paths(cache_dir: str, data: dict | None = None) -> list[str]:
     """Every note the session's brief could have shown (a superset: the brief is cut to its budget)."""
     from . import brief
 
-    data = brief.load(cache_dir) or {}
+    if data is None:
+        data = brief.load(cache_dir) or {}
     paths = [i.get("path") for part in ("conventions", "hubs") for i in data.get(part) or []]
     for proj in (data.get("projects") or {}).values():
         for part in ("hubs", "pitfalls", "decisions", "notes"):
@@ -50,9 +51,27 @@ def _brief_paths(cache_dir: str) -> list[str]:
     return [p for p in paths if isinstance(p, str)]
 
 
-def load_state(cache_dir: str, session_id) -> dict:
-    """{"shown": paths the brief showed, "injected": paths this hook added}. The first prompt of a
-    session takes the brief's notes as they are now (the brief SessionStart just injected)."""
+def _project(data: dict, cwd: str | None) -> str:
+    """The working folder's project ("" for none), as SessionStart's brief found it: from the
+    catalogue in brief.json (no SQL; the index's catalogue takes 20 ms at 10k notes)."""
+    from . import brief, project
+
+    m = project.detect(brief.catalog_of(data), cwd=cwd)
+    return m.project["name"] if m.project else ""
+
+
+def fresh_state(cache_dir: str, cwd: str | None) -> dict:
+    """A session's first prompt: the brief's notes as they are now (SessionStart just injected
+    them) and its project."""
+    from . import brief
+
+    data = brief.load(cache_dir) or {}
+    return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", _project(data, cwd)],
+            "new": True}
+
+
+def load_state(cache_dir: str, session_id, cwd: str | None = None) -> dict:
+    """{"shown": paths the brief showed, "injected": paths this hook added, "project": [cwd, name]}."""
     try:
         with open(_state_path(cache_dir, session_id), encoding="utf-8") as f:
             st = json.load(f)
@@ -61,7 +80,7 @@ def load_state(cache_dir: str, session_id) -> dict:
     except (OSError, ValueError):
         pass
     _prune(os.path.join(cache_dir, "sessions"))
-    return {"shown": _brief_paths(cache_dir), "injected": [], "new": True}
+    return fresh_state(cache_dir, cwd)
 
 
 def save_state(cache_dir: str, session_id, st: dict) -> None:
@@ -130,15 +149,14 @@ def confident(item: dict, items: list[dict], semantic_on: bool) -> bool:
     return second <= 0 or top >= ITEM_RULE["lexical_margin"] * second
 
 
-def project_of(conn, st: dict, cwd: str | None) -> str:
-    """The working folder's project ("" for none), detected once per session and folder: detecting it
-    reads the vault's project catalogue, which grows with the vault (20 ms at 10k notes)."""
-    from . import query as Q
-
+def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
+    """The session's project for `cwd`: detected once per session and folder."""
     known = st.get("project")
     if isinstance(known, list) and len(known) == 2 and known[0] == (cwd or "") and isinstance(known[1], str):
         return known[1]
-    name = Q.detect_project(conn, cwd) or ""
+    from . import brief
+
+    name = _project(brief.load(cache_dir) or {}, cwd)
     st["project"] = [cwd or "", name]
     st["changed"] = True
     return name
@@ -226,12 +244,12 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     if (want > 0 or cap == "correction") and os.path.exists(cfg.path("index.sqlite")):
         from . import index
 
-        st = load_state(cache_dir, session_id) if record else {"shown": _brief_paths(cache_dir), "injected": []}
+        st = load_state(cache_dir, session_id, cwd) if record else fresh_state(cache_dir, cwd)
         conn = index.open_index(cfg)
         try:
             # a correction looks for the note it contradicts even when recall is switched off
             found = recall(cfg, conn, prompt, set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
-                           mode=mode, project=project_of(conn, st, cwd))
+                           mode=mode, project=project_of(cache_dir, st, cwd))
         finally:
             conn.close()
         items = found[:want]
