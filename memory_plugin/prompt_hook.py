@@ -114,39 +114,56 @@ ABSTAIN_PROMPT = {
     "lexical_known": 0.60,  # lexical only: the share of the prompt's idf mass that some note has
 }
 ITEM_RULE = {
-    # Semantic on: the item is the first note of the semantic search AND the first of a word search
-    # (the exact words, their forms, or a title named in the prompt): two retrievers that fail in
-    # different ways agree. Only one note can be first for both, so a prompt gets one item at most.
+    # The item is the note two retrievers agree on. Semantic on: the first note of the semantic
+    # search AND the first of a word search (the exact words, their forms, or a title named in the
+    # prompt): retrievers that fail in different ways agree. Only one note can be first for both,
+    # so a prompt gets one item at most.
     "agree_rank": 1,
-    "semantic_min": 0.45,    # ... and its own cosine is at least this (dev: the same figures from
-                             # 0.35 to 0.45; the top of that range, since a one-topic vault scores
-                             # every prompt closer)
-    # Lexical only: the item is the first note for the exact words and for their forms (or is named
-    # in the prompt) and stands out: its BM25 is this many times the next note's (dev: 1.25-1.4 give
-    # the same figures; 1.2 lets ordinary prompts in) ...
-    "lexical_margin": 1.3,
-    "min_words": 2,          # ... and it has at least this many of the prompt's words
+    "semantic_min": 0.45,    # ... with a cosine of at least this (dev: 0.45-0.5 the same figures)
+    # Lexical only: the first note for the exact words and for their forms (or named in the
+    # prompt), standing out: its BM25 is this many times the next note's (dev: 1.35-1.4 the same
+    # figures; 1.3 lets ordinary prompts in)
+    "lexical_margin": 1.35,
+    # Both: the prompt's words the note has are at least this many ...
+    "min_words": 2,
+    # ... and together as informative as this many words that one note alone has (idf summed, in
+    # units of the idf of a word with document frequency 1: vault-relative by construction; dev:
+    # ordinary prompts share common words with a note, answerable ones rare ones; 1.6 cost an answer)
+    "specific": 1.5,
 }
 WORD_RETRIEVERS = ("lexical", "forms", "names")
 
 
-def confident(item: dict, items: list[dict], semantic_on: bool) -> bool:
-    """Is `item` the note two retrievers agree on, with evidence of its own, so that it may be put
-    in front of Claude unasked? `items` is the whole answer (for the next note's BM25)."""
+def agreed(item: dict, items: list[dict], semantic_on: bool) -> bool:
+    """Is `item` the note two retrievers agree on (see ITEM_RULE)? `items`: the whole answer."""
     found = item.get("found") or {}
     rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
+    if len(item.get("matched") or ()) < ITEM_RULE["min_words"]:
+        return False
     if semantic_on:
         sem = found.get("semantic")
         return (sem is not None and sem[0] <= ITEM_RULE["agree_rank"] and sem[1] >= ITEM_RULE["semantic_min"]
                 and min(rank(k) for k in WORD_RETRIEVERS) <= ITEM_RULE["agree_rank"])
     if not (rank("names") == 1 or (rank("lexical") == 1 and rank("forms") == 1)):
         return False
-    if len(item.get("matched") or ()) < ITEM_RULE["min_words"]:
-        return False
     top = found.get("lexical", (0, 0.0))[1]
     second = max((o["found"]["lexical"][1] for o in items if o is not item and "lexical" in (o.get("found") or {})),
                  default=0.0)
     return second <= 0 or top >= ITEM_RULE["lexical_margin"] * second
+
+
+def specific(conn, item: dict, prompt: str) -> bool:
+    """The prompt's words that `item` has are informative enough (ITEM_RULE["specific"])."""
+    import math
+
+    from . import query as Q
+    from . import retrieve as R
+
+    n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+    idf = R.idf_weights(conn, Q.parse_question(prompt)["content"], n_notes)
+    unique = math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word only one note has
+    mass = sum(idf[w][0] for w in item.get("matched") or () if w in idf)
+    return mass >= ITEM_RULE["specific"] * unique
 
 
 def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
@@ -178,9 +195,10 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     semantic_on = bool((res.get("evidence") or {}).get("semantic"))
     out = []
     for it in res["items"]:
-        if it["path"] in exclude or it.get("type") == "journal" or not confident(it, res["items"], semantic_on):
+        if it["path"] in exclude or it.get("type") == "journal" or not agreed(it, res["items"], semantic_on):
             continue
-        out.append(it)
+        if specific(conn, it, prompt):
+            out.append(it)
         if len(out) >= max_items:
             break
     return out

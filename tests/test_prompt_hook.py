@@ -239,7 +239,7 @@ def _item(path, **found):
 
 
 def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
-    from memory_plugin.prompt_hook import ITEM_RULE, confident
+    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     ok = ITEM_RULE["semantic_min"] + 0.1
     agreed = _item("a.md", semantic=(1, ok), lexical=(1, 20.0), forms=(2, 18.0))
@@ -250,10 +250,11 @@ def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
     assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
                          semantic_on=True)  # agreed, but not close enough in meaning
     assert not confident(_item("e.md", lexical=(1, 20.0), forms=(1, 20.0)), [], semantic_on=True)  # no vector
+    assert not confident(dict(agreed, matched=["queue"]), [agreed], semantic_on=True)  # one shared word
 
 
 def test_item_rule_lexical_needs_the_first_note_to_stand_out():
-    from memory_plugin.prompt_hook import ITEM_RULE, confident
+    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     m = ITEM_RULE["lexical_margin"]
     top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
