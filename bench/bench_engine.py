@@ -11,13 +11,13 @@ import argparse
 import shutil
 import sys
 
-from common import EXE, OUT, load_avg, machine, median, publish, timed, timed_tree, vault
+from common import EXE, LEXICAL, OUT, load_avg, machine, median, publish, timed, timed_tree, vault
 
 
 def bench_size(n: int, runs: int, peers: bool) -> dict:
     v = vault(n)
     cache = OUT / f"cache-{n}"
-    env = {"MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
+    env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
     shutil.rmtree(cache, ignore_errors=True)
     load = load_avg()
     rb = [timed_tree([EXE, "rebuild"], env=env) for _ in range(runs)]

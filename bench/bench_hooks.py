@@ -12,10 +12,7 @@ import subprocess
 import sys
 import time
 
-from common import EXE, OUT, load_avg, machine, median, p95, publish, timed, vault
-
-LOADS: dict[int, str] = {}
-
+from common import EXE, LEXICAL, OUT, load_avg, machine, median, p95, publish, timed, vault
 
 def _wait_idle(cache) -> None:
     """Let the detached sync that SessionStart starts finish, so it does not slow the next run."""
@@ -33,41 +30,61 @@ def _wait_idle(cache) -> None:
         time.sleep(0.1)
 
 
-def bench_size(n: int, runs: int, work) -> dict:
-    v = vault(n)
-    cache = OUT / f"hookcache-{n}"
-    env = {"MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
-    subprocess.run([EXE, "rebuild"], env={**os.environ, **env}, check=True, capture_output=True)
-    notes = sorted(p for p in v.rglob("*.md") if ".groundtruth" not in p.parts and "journal" not in p.parts)
-    target = notes[len(notes) // 3]
-    original = target.read_bytes()
-    res: dict[str, list[float]] = {"session-start": [], "post-tool-use (vault note)": [],
-                                   "post-tool-use (other file)": [], "session-end": []}
-    start = load_avg()
+class Size:
+    """One generated vault, rebuilt, with the note the PostToolUse runs edit."""
+
+    def __init__(self, n: int, work):
+        self.n, self.work = n, work
+        self.vault = vault(n)
+        self.cache = OUT / f"hookcache-{n}"
+        self.env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(self.vault), "MEMORY_PLUGIN_CACHE_DIR": str(self.cache)}
+        subprocess.run([EXE, "rebuild"], env={**os.environ, **self.env}, check=True, capture_output=True)
+        notes = sorted(p for p in self.vault.rglob("*.md")
+                       if ".groundtruth" not in p.parts and "journal" not in p.parts)
+        self.target = notes[len(notes) // 3]
+        self.original = self.target.read_bytes()
+        self.res: dict[str, list[float]] = {"session-start": [], "post-tool-use (vault note)": [],
+                                            "post-tool-use (other file)": [], "session-end": []}
+
+    def run_once(self, i: int) -> None:
+        env, work, res = self.env, self.work, self.res
+        w, _ = timed([EXE, "hook", "session-start"], env=env,
+                     input=json.dumps({"session_id": f"b{i}", "source": "startup", "cwd": str(work)}))
+        res["session-start"].append(w)
+        _wait_idle(self.cache)
+        self.target.write_bytes(self.original + f"\nbench edit {i} [[Bench {i}]]\n".encode())
+        w, _ = timed([EXE, "hook", "post-tool-use"], env=env,
+                     input=json.dumps({"session_id": f"b{i}", "tool_name": "Edit",
+                                       "tool_input": {"file_path": str(self.target)}}))
+        res["post-tool-use (vault note)"].append(w)
+        _wait_idle(self.cache)
+        w, _ = timed([EXE, "hook", "post-tool-use"], env=env,
+                     input=json.dumps({"session_id": f"b{i}", "tool_name": "Write",
+                                       "tool_input": {"file_path": str(work / "main.py")}}))
+        res["post-tool-use (other file)"].append(w)
+        w, _ = timed([EXE, "hook", "session-end"], env=env,
+                     input=json.dumps({"session_id": f"b{i}", "reason": "other", "cwd": str(work)}))
+        res["session-end"].append(w)
+        _wait_idle(self.cache)
+
+    def restore(self) -> None:
+        self.target.write_bytes(self.original)
+        for p in (self.vault / "journal").glob("*.md"):
+            p.unlink()
+
+
+def bench_sizes(sizes: list[int], runs: int, work) -> dict[int, dict[str, list[float]]]:
+    """Every hook at every size, the sizes interleaved run by run (1k, 100k, 1k, 100k, ...), so a
+    change in the machine's load during the run falls on all sizes alike and the ratios hold."""
+    vaults = [Size(n, work) for n in sizes]
     try:
         for i in range(runs):
-            w, _ = timed([EXE, "hook", "session-start"], env=env,
-                         input=json.dumps({"session_id": f"b{i}", "source": "startup", "cwd": str(work)}))
-            res["session-start"].append(w)
-            _wait_idle(cache)
-            target.write_bytes(original + f"\nbench edit {i} [[Bench {i}]]\n".encode())
-            w, _ = timed([EXE, "hook", "post-tool-use"], env=env,
-                         input=json.dumps({"session_id": f"b{i}", "tool_name": "Edit",
-                                           "tool_input": {"file_path": str(target)}}))
-            res["post-tool-use (vault note)"].append(w)
-            w, _ = timed([EXE, "hook", "post-tool-use"], env=env,
-                         input=json.dumps({"session_id": f"b{i}", "tool_name": "Write",
-                                           "tool_input": {"file_path": str(work / "main.py")}}))
-            res["post-tool-use (other file)"].append(w)
-            w, _ = timed([EXE, "hook", "session-end"], env=env,
-                         input=json.dumps({"session_id": f"b{i}", "reason": "other", "cwd": str(work)}))
-            res["session-end"].append(w)
+            for s in vaults:
+                s.run_once(i)
     finally:
-        target.write_bytes(original)
-        for p in (v / "journal").glob("*.md"):
-            p.unlink()
-    LOADS[n] = f"{start}–{load_avg()}"
-    return res
+        for s in vaults:
+            s.restore()
+    return {s.n: s.res for s in vaults}
 
 
 def main() -> None:
@@ -79,7 +96,9 @@ def main() -> None:
     work = OUT / "project-bench"
     work.mkdir(parents=True, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",")]
-    results = {n: bench_size(n, a.runs, work) for n in sizes}
+    start = load_avg()
+    results = bench_sizes(sizes, a.runs, work)
+    load = f"{start}–{load_avg()}"
     base = [timed([sys.executable, "-c", "pass"])[0] for _ in range(a.runs)]
     b = median(base)
     budgets = {"session-start": 0.050, "post-tool-use (vault note)": 0.150,
@@ -98,8 +117,8 @@ def main() -> None:
         ratio = median(results[mid][hook]) / b
         growth = median(results[sizes[-1]][hook]) / median(results[sizes[0]][hook])
         lines.append(f"| {hook} | ≤ {budget * 1000:.0f} ms | " + " | ".join(cells) + f" | {ratio:.1f}× | {growth:.2f} |")
-    lines += ["", "Load average (1 min) at the start and end of each size (the machine is shared): "
-              + ", ".join(f"{n:,} notes {LOADS[n]}" for n in sizes) + "."]
+    lines += ["", f"The sizes are interleaved run by run, so the ratios compare like with like. Load average "
+              f"(1 min) at the start and end of the run: {load}."]
     publish("hooks", lines, a.write)
 
 

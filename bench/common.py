@@ -17,6 +17,9 @@ GEN = ROOT.parent / "shared" / "bench" / "gen_vault.py"
 OUT = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR", "/tmp/memory-plugin-bench"))
 RESULTS = ROOT / "bench" / "RESULTS.md"
 EXE = str(Path(sys.executable).parent / "memory-plugin")
+# The engine, hook and peer benchmarks measure the lexical engine: the optional embedding stage (the
+# semantic extra) takes minutes on a fresh vault and has its own benchmark (bench_semantic.py).
+LEXICAL = {"MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}
 
 # Measure what a user runs: a pip-installed package has its bytecode compiled, and any other install
 # writes it on first use. An editable checkout under PYTHONDONTWRITEBYTECODE would recompile every

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import EXE, GEN, OUT, load_avg, machine, median, timed, vault as gen_vault, write_section  # noqa: E402
+from common import EXE, GEN, LEXICAL, OUT, load_avg, machine, median, timed, vault as gen_vault, write_section  # noqa: E402
 
 PY = sys.executable
 GRAPHIFY = str(Path(PY).parent / "graphify")
@@ -96,7 +96,7 @@ def edit(note: Path, i: int) -> None:
 def run_memory_plugin(vault: Path, work: Path, query: str) -> dict:
     cache = work / "mp-cache"
     shutil.rmtree(cache, ignore_errors=True)
-    env = {"MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
+    env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
     res = {}
     res["build"] = builds(lambda: timed([EXE, "rebuild"], env=env))
     note = pick_note(vault)

@@ -12,6 +12,10 @@ from pathlib import Path
 from .config import Config
 
 
+SESSION_END_MS = 1000  # doctor's budget for one SessionEnd (Claude Code allows 1,500 ms for all of them)
+TIMING_RUNS = 3  # SessionEnd is timed up to this many times; the fastest run is judged
+
+
 def _check(ok: bool, what: str, fix: str = "") -> dict:
     return {"ok": ok, "check": what, "fix": "" if ok else fix}
 
@@ -225,10 +229,14 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
     exe = Path(sys.executable).parent / "memory-plugin"
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_plugin"]
     env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(cfg.vault), "MEMORY_PLUGIN_CACHE_DIR": str(cfg.cache_dir)}
-    t0 = time.perf_counter()
-    subprocess.run(cmd + ["hook", "session-end"], input=json.dumps({"session_id": "doctor", "doctor": True}),
-                   capture_output=True, text=True, env=env, timeout=30)
-    ms = (time.perf_counter() - t0) * 1000
-    out.append(_check(ms < 1000, f"SessionEnd hook took {ms:.0f} ms (Claude Code allows 1,500 ms for all "
+    ms = float("inf")
+    for _ in range(TIMING_RUNS):  # the best of a few: one run can meet a busy moment of the machine
+        t0 = time.perf_counter()
+        subprocess.run(cmd + ["hook", "session-end"], input=json.dumps({"session_id": "doctor", "doctor": True}),
+                       capture_output=True, text=True, env=env, timeout=30)
+        ms = min(ms, (time.perf_counter() - t0) * 1000)
+        if ms < SESSION_END_MS:
+            break
+    out.append(_check(ms < SESSION_END_MS, f"SessionEnd hook took {ms:.0f} ms (Claude Code allows 1,500 ms for all "
                                  "SessionEnd hooks together)", "check the vault's disk and hooks.log"))
     return out

@@ -81,6 +81,11 @@ def graph_hash(cfg: Config, conn: sqlite3.Connection) -> str:
 
 
 PARALLEL_MIN_NOTES = 2000  # below this a second process costs more than it saves
+# Above this the two halves run one after the other in one process: each half's peak (graph.html's
+# columns, the report's note graph) grows with the vault, and side by side their peaks add up
+# (791 MB at 100k notes against the 800 MB bound); one after the other the second reuses the
+# first's freed memory. Costs a few seconds of wall time at that size (bench/RESULTS.md, Engine).
+PARALLEL_MAX_NOTES = 60_000
 
 
 def refresh(cfg: Config, force: bool = False) -> dict:
@@ -88,12 +93,13 @@ def refresh(cfg: Config, force: bool = False) -> dict:
 
     In a big vault graph.json and the report are written by a second process while this one
     hashes, writes graph.html and collects the brief (each opens its own connection, so none is
-    carried across the fork)."""
+    carried across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other."""
     from .index import get_meta
 
     with file_lock(cfg.path("outputs.lock"), timeout=600):
         with _index(cfg) as conn:
-            big = conn.execute("SELECT count(*) FROM notes").fetchone()[0] >= PARALLEL_MIN_NOTES
+            n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+        big = PARALLEL_MIN_NOTES <= n_notes <= PARALLEL_MAX_NOTES
         graph_files = _start(cfg, big) if force else None
         try:
             with _index(cfg) as conn:

@@ -5,6 +5,7 @@ import json
 import re
 
 from memory_plugin import index as I
+from memory_plugin import outputs as O
 from memory_plugin import pipeline as P
 from memory_plugin.config import load_config
 
@@ -80,6 +81,9 @@ def test_thousands_of_notes_in_one_folder_rebuilt_in_parallel_equal_a_serial_reb
     par = load_config(vault=v, cache_dir=tmp_path / "par")
     assert P.rebuild(par)["notes"] == 4000
     monkeypatch.setattr(I, "PARALLEL_MIN_NOTES", 10**9)
+    # and the outputs' two halves one after the other in one process, as in a vault over
+    # PARALLEL_MAX_NOTES (par wrote them in two processes side by side)
+    monkeypatch.setattr(O, "PARALLEL_MAX_NOTES", 1000)
     ser = load_config(vault=v, cache_dir=tmp_path / "ser")
     P.rebuild(ser)
     snaps = []
@@ -89,9 +93,11 @@ def test_thousands_of_notes_in_one_folder_rebuilt_in_parallel_equal_a_serial_reb
         conn.close()
     assert snaps[0] == snaps[1] and len(snaps[0]["links"]) == 8000
     assert par.path("graph.json").read_bytes() == ser.path("graph.json").read_bytes()
-    # the report names the minute it was made: the rest must be the same
+    # the report names the minute it was made, the page the index's time: the rest must be the same
     same = [re.sub(r"index updated [0-9: -]+", "", c.path("GRAPH_REPORT.md").read_text()) for c in (par, ser)]
     assert same[0] == same[1]
+    pages = [re.sub(r'"updated": ?[0-9.]+', "", c.path("graph.html").read_text()) for c in (par, ser)]
+    assert pages[0] == pages[1] and len(pages[0]) > 100_000
 
 
 def test_parallel_rebuild_with_aliases_resolved_equals_a_serial_one(tmp_path, monkeypatch):
