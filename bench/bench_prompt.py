@@ -26,6 +26,9 @@ from pathlib import Path
 
 from common import EXE, OUT, machine, median, p95, publish, timed, vault
 
+# Words a generated vault never has: they make a question specific enough for retrieval to run in
+# full (a generated vault's own words are all common ones, and such prompts end at the hook's bound).
+EXTRA = ["kubernetes autoscaler", "stripe webhook", "grafana dashboard", "terraform state", "sentry alert"]
 ORDINARY = ["run the tests", "rename this function to parse_args", "why does this fail?",
             "add a --json flag to the export command", "fix the typo in the README"]
 BUDGETS = {"lexical": "≤ 120 / 200 ms", "semantic": "≤ 450 / 700 ms"}
@@ -67,18 +70,30 @@ def _embedded(cache: Path) -> bool:
         return False
 
 
+def _usable(v: Path, cache: Path) -> bool:
+    from memory_plugin import index
+    from memory_plugin.config import load_config
+
+    try:
+        index.open_index(load_config(vault=v, cache_dir=cache)).close()
+        return True
+    except Exception:  # noqa: BLE001 - missing, old schema, another vault's
+        return False
+
+
 def setup(n: int, semantic: bool, shared10k: Path | None) -> tuple[Path, Path, bool]:
     """(vault, cache, embedded) for size n: the cache is built (and embedded, for 1k) when missing."""
-    if n == 10_000 and shared10k and (shared10k / "vault").is_dir() and _embedded(shared10k / "cache"):
+    if n == 10_000 and shared10k and (shared10k / "vault").is_dir() and _embedded(shared10k / "cache") \
+            and _usable(shared10k / "vault", shared10k / "cache"):
         cache = OUT / "promptcache-10000-shared"
-        if not _embedded(cache):
+        if not (_embedded(cache) and _usable(shared10k / "vault", cache)):
             shutil.rmtree(cache, ignore_errors=True)
             shutil.copytree(shared10k / "cache", cache, symlinks=True)
         return shared10k / "vault", cache, True
     v = vault(n)
     cache = OUT / f"promptcache-{n}"
     env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
-    if not (cache / "index.sqlite").exists():
+    if not _usable(v, cache):  # none yet, or one an older version built (its schema)
         subprocess.run([EXE, "rebuild"], env={**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, check=True,
                        capture_output=True)
     if semantic and n <= 1000 and not _embedded(cache):
@@ -88,7 +103,24 @@ def setup(n: int, semantic: bool, shared10k: Path | None) -> tuple[Path, Path, b
 
 def prompts_for(v: Path, n: int) -> list[str]:
     titles = sorted(p.stem for p in v.rglob("*.md") if ".groundtruth" not in p.parts)
-    return [f"what do we know about {t}?" for t in random.Random(n).sample(titles, 5)] + ORDINARY
+    return [f"what do we know about {t}? it came up with the {x}" for t, x in zip(random.Random(n).sample(titles, 5), EXTRA)] \
+        + ORDINARY
+
+
+def ran_retrieval(v: Path, cache: Path, prompts: list[str]) -> int:
+    """How many of `prompts` get past the hook's bound (ITEM_RULE: specific words) to a retrieval."""
+    from memory_plugin import index, prompt_hook
+    from memory_plugin.config import load_config
+
+    conn = index.open_index(load_config(vault=v, cache_dir=cache))
+    try:
+        count = 0
+        for p in prompts:
+            idf, unique = prompt_hook.prompt_idf(conn, p)
+            count += prompt_hook.specific(idf, idf, unique)
+        return count
+    finally:
+        conn.close()
 
 
 def bench(v: Path, cache: Path, n: int, runs: int, mode: str) -> dict:
@@ -96,6 +128,10 @@ def bench(v: Path, cache: Path, n: int, runs: int, mode: str) -> dict:
     prompts = prompts_for(v, n)
     res: dict[str, list[float]] = {"new session": [], "same session": [], "long prompt": []}
     hook = [EXE, "hook", "user-prompt-submit"]
+    for p in prompts:  # which prompts get an item (the timed runs below are the same prompts)
+        r = subprocess.run(hook, input=json.dumps({"session_id": f"c{n}{mode}{os.getpid()}{hash(p)}", "prompt": p}),
+                           capture_output=True, text=True, env={**os.environ, **env})
+        res.setdefault("injecting", []).append(float(bool(r.stdout.strip())))
     for i in range(runs):
         p = prompts[i % len(prompts)]
         res["new session"].append(timed(hook, env=env, input=json.dumps({"session_id": f"n{n}{mode}{i}{os.getpid()}",
@@ -120,8 +156,10 @@ def main() -> None:
     shared = Path(a.embedded_10k) if a.embedded_10k else None
     rows: dict[tuple[str, int], dict | str] = {}
     floor: dict[int, list[float]] = {}
+    ran: dict[int, int] = {}
     for n in sizes:
         v, cache, embedded = setup(n, semantic, shared)
+        ran[n] = ran_retrieval(v, cache, prompts_for(v, n))
         rows[("lexical", n)] = bench(v, cache, n, a.runs, "lexical")
         if not semantic:
             rows[("semantic", n)] = "no semantic extra/model"
@@ -155,6 +193,10 @@ def main() -> None:
                 r = rows.get((m, n))
                 cells.append(ms(r[kind]) if isinstance(r, dict) else f"not measured: {r}")
             lines.append(f"| {m} | {kind} | {BUDGETS[m]} | " + " | ".join(cells) + " |")
+    lines += ["", "Of the 10 prompts, " + "; ".join(f"{ran[n]} ran a retrieval at {n:,}" for n in sizes)
+              + " (the others end at the hook's bound: no note can share enough specific words with them); "
+              "got an item: " + "; ".join(f"{m} {n:,}: {int(sum(r['injecting']))}" for (m, n), r in rows.items()
+                                           if isinstance(r, dict)) + "."]
     publish("prompt-hook", lines, a.write)
 
 
