@@ -138,8 +138,6 @@ def agreed(item: dict, items: list[dict], semantic_on: bool) -> bool:
     """Is `item` the note two retrievers agree on (see ITEM_RULE)? `items`: the whole answer."""
     found = item.get("found") or {}
     rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
-    if len(item.get("matched") or ()) < ITEM_RULE["min_words"]:
-        return False
     if semantic_on:
         sem = found.get("semantic")
         return (sem is not None and sem[0] <= ITEM_RULE["agree_rank"] and sem[1] >= ITEM_RULE["semantic_min"]
@@ -152,8 +150,15 @@ def agreed(item: dict, items: list[dict], semantic_on: bool) -> bool:
     return second <= 0 or top >= ITEM_RULE["lexical_margin"] * second
 
 
-def specific(conn, item: dict, prompt: str) -> bool:
-    """The prompt's words that `item` has are informative enough (ITEM_RULE["specific"])."""
+def specific(words, idf: dict[str, tuple[float, int]], unique: float) -> bool:
+    """Do `words` (of the prompt's content words) hold enough evidence: at least ITEM_RULE["min_words"]
+    of them, as informative together as ITEM_RULE["specific"] words that one note alone has?"""
+    ws = [w for w in dict.fromkeys(words) if w in idf]
+    return len(ws) >= ITEM_RULE["min_words"] and sum(idf[w][0] for w in ws) >= ITEM_RULE["specific"] * unique
+
+
+def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
+    """(idf of the prompt's content words, the idf of a word only one note has)."""
     import math
 
     from . import query as Q
@@ -161,9 +166,7 @@ def specific(conn, item: dict, prompt: str) -> bool:
 
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     idf = R.idf_weights(conn, Q.parse_question(prompt)["content"], n_notes)
-    unique = math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word only one note has
-    mass = sum(idf[w][0] for w in item.get("matched") or () if w in idf)
-    return mass >= ITEM_RULE["specific"] * unique
+    return idf, math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word with df 1
 
 
 def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
@@ -186,6 +189,9 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
 
     if max_items <= 0 or not prompt.strip():
         return []
+    idf, unique = prompt_idf(conn, prompt)
+    if not specific(idf, idf, unique):
+        return []  # no note can share enough of the prompt's words: no retrieval needed ("run the tests")
     # `limit` bounds query's rendering (it packs its answer item by item): the note the retrievers
     # agree on is among the first few, whatever the brief already showed.
     res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
@@ -197,7 +203,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     for it in res["items"]:
         if it["path"] in exclude or it.get("type") == "journal" or not agreed(it, res["items"], semantic_on):
             continue
-        if specific(conn, it, prompt):
+        if specific(it.get("matched") or (), idf, unique):
             out.append(it)
         if len(out) >= max_items:
             break

@@ -85,11 +85,13 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     cols: dict[str, list] = {k: [] for k in ("id", "k", "t", "ty", "f", "p", "st", "fl", "a", "s")}
     index: dict[str, int] = {}
 
+    appends = [c.append for c in cols.values()]  # bound once: add() runs for every node
+
     def add(node_id: str, kind: int, title: str, ty=-1, f=-1, p=-1, st=-1, fl=0, aliases=(), summary=""):
-        index[node_id] = len(cols["id"])
-        for k, v in zip(cols, (node_id, kind, title, ty, f, p, st, fl, list(aliases), summary)):
-            cols[k].append(v)
-        return index[node_id]
+        i = index[node_id] = len(cols["id"])
+        for append, v in zip(appends, (node_id, kind, title, ty, f, p, st, fl, list(aliases), summary)):
+            append(v)
+        return i
 
     private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private = 1")}
     hidden_names: dict[str, set[str]] = {}
@@ -108,15 +110,19 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
         st = (status or "").lower()
         fl = (HUB if hub else 0) | (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
         i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
-                projects(project), statuses(status), fl, json.loads(aliases or "[]"),
+                projects(project), statuses(status), fl,
+                json.loads(aliases) if aliases and aliases != "[]" else (),
                 _scrub(_clip(summary, SUMMARY_CHARS), hidden))
-        p = {k: v for k, v in json.loads(prop_json or "{}").items() if k.lower() not in OWN_PLACE}
+        if not prop_json or prop_json == "{}":
+            continue
+        p = {k: v for k, v in json.loads(prop_json).items() if k.lower() not in OWN_PLACE}
         if p:
             props[i] = _scrub(p, hidden)
 
     attachments = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note = 0")}
     edges: dict[tuple[int, int, int], None] = {}
     n_links = 0
+    etype_of: dict[tuple[str, str | None], int] = {}  # (kind, prop) -> edge type, once each
     for src, kind, prop, linkpath, target in conn.execute(
             "SELECT src, kind, prop, linkpath, target FROM links ORDER BY src, line"):
         s = index.get(src)
@@ -133,7 +139,10 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
         else:
             continue
         if s != t:
-            edges[(s, t, etypes(edge_type(kind, prop)))] = None
+            ty = etype_of.get((kind, prop))
+            if ty is None:
+                ty = etype_of[(kind, prop)] = etypes(edge_type(kind, prop))
+            edges[(s, t, ty)] = None
     for path, tag in conn.execute("SELECT path, tag_lc FROM tags ORDER BY tag_lc, path"):
         s = index.get(path)
         if s is None:

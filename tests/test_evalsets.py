@@ -6,6 +6,7 @@ eval silently score against a path that no longer exists.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "bench" / "eval"
+DEV = ROOT / "bench" / "dev"
+# Vaults fetched for evaluation are laid out (never committed) under EVALDATA/<set>/vault; each
+# bench/dev/<set>/fetch.sh says how to lay one again. Path checks skip when a vault is absent.
+EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
 FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 DENDRON_VAULT = ROOT.parent / "shared" / "eval" / "dendron" / "vault"
 QUESTION_KINDS = {"paraphrase", "keyword", "alias", "bridge", "negative"}
@@ -48,6 +53,14 @@ def test_question_set_format(path):
         assert all(isinstance(p, str) and not p.startswith("/") for p in q["expected"]), q["id"]
 
 
+@pytest.mark.parametrize("path", QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_held_out_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
 def test_held_out_sets_total_about_110_questions():
     assert len(QUESTION_SETS) >= 2
     total = sum(len(_load(p)["questions"]) for p in QUESTION_SETS)
@@ -77,7 +90,8 @@ def test_duplicate_pairs_point_at_existing_notes():
                 assert new["project"] in FIXTURE_PROJECTS, p["id"]
 
 
-@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml"])
+@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
+                                  "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -106,3 +120,108 @@ def test_prompt_sets_cover_issue_13_minimums():
     fixture_ordinary = [p for p in _load(EVAL / "prompts-fixture.yaml")["prompts"] if p["kind"] == "ordinary"]
     assert len(fixture_ordinary) >= 80
     assert kinds.count("capture") >= 20 and kinds.count("near-miss") >= 20
+
+
+# ---------------- development sets (bench/dev/): constants may be set on these ----------------
+
+# Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
+DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq")]
+
+
+def _evaldata_vault(name: str) -> Path:
+    vault = EVALDATA / name / "vault"
+    if not vault.is_dir():
+        pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh or bench/eval/README.md)")
+    return vault
+
+
+@pytest.mark.parametrize("path", DEV_QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_dev_question_set_format_and_minimums(path):
+    questions = _load(path)["questions"]
+    ids = [q["id"] for q in questions]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    kinds = [q["kind"] for q in questions]
+    for q in questions:
+        assert set(q) == {"id", "kind", "question", "expected", "why"}, q["id"]
+        assert q["kind"] in QUESTION_KINDS, q["id"]
+        assert (q["kind"] == "negative") == (q["expected"] == []), q["id"]
+        assert q["question"].strip() and q["why"].strip(), q["id"]
+        assert len(q["expected"]) == len(set(q["expected"])), q["id"]
+    assert len(questions) >= 30
+    assert kinds.count("negative") >= 8
+    assert (path.parent / "fetch.sh").is_file(), "a dev set says how its vault is laid out"
+
+
+@pytest.mark.parametrize("path", DEV_QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_dev_question_set_points_at_existing_notes(path):
+    vault = _evaldata_vault(path.parent.name)
+    for q in _load(path)["questions"]:
+        for rel in q["expected"]:
+            assert not rel.startswith("/"), q["id"]
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
+DEVVAULT = ROOT / "fixtures" / "devvault"
+DEVVAULT_PROJECTS = {"tollgate", "lighthouse", "beacon"}  # hub notes projects/<name>.md
+
+
+def _dev_pair_vault(name: str) -> Path:
+    if name == "devvault":
+        return DEVVAULT
+    assert name in {"silverbullet", "logseq"}, f"unknown vault {name!r} in duplicates-dev.yaml"
+    return _evaldata_vault(name)
+
+
+def test_dev_duplicate_pairs_format_and_minimums():
+    pairs = _load(DEV / "duplicates-dev.yaml")["pairs"]
+    assert len(pairs) >= 50
+    ids = [p["id"] for p in pairs]
+    assert len(ids) == len(set(ids)), "duplicate ids"
+    for p in pairs:
+        assert p["vault"] in {"devvault", "silverbullet", "logseq"}, p["id"]
+        assert ("b" in p) != ("new" in p), p["id"]
+        assert p["category"] in CATEGORIES, p["id"]
+        assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
+        assert p["why"].strip(), p["id"]
+        if "new" in p:
+            new = p["new"]
+            assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
+            assert new["title"].strip() and new["summary"].strip(), p["id"]
+            assert new["type"] in MEMORY_TYPES, p["id"]
+            if "project" in new:
+                assert p["vault"] == "devvault" and new["project"] in DEVVAULT_PROJECTS, p["id"]
+    categories = [p["category"] for p in pairs]
+    assert all(categories.count(c) >= 5 for c in CATEGORIES)
+
+
+def test_dev_duplicate_pairs_point_at_existing_notes():
+    for project in DEVVAULT_PROJECTS:
+        assert (DEVVAULT / "projects" / f"{project}.md").is_file(), project
+    for p in _load(DEV / "duplicates-dev.yaml")["pairs"]:
+        if p["vault"] != "devvault" and not (EVALDATA / p["vault"] / "vault").is_dir():
+            continue  # checked where the fetched vault is laid out
+        vault = _dev_pair_vault(p["vault"])
+        for key in ("a", "b"):
+            if key in p:
+                assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
+
+
+def test_capture_test_set_minimums():
+    prompts = _load(EVAL / "capture-test.yaml")["prompts"]
+    kinds = [p["kind"] for p in prompts]
+    assert set(kinds) == {"capture", "near-miss", "ordinary"}
+    captures = [p for p in prompts if p["kind"] == "capture"]
+    assert len(captures) >= 45 and kinds.count("near-miss") >= 45 and kinds.count("ordinary") >= 30
+    corrections = [p for p in captures if p["correction"]]
+    assert len(corrections) >= 15
+    # only a correction names the note it contradicts; other captures expect nothing
+    assert all(p["expected"] == [] for p in captures if not p["correction"])
+
+
+@pytest.mark.parametrize("name", ["prompts-silverbullet.yaml", "prompts-logseq.yaml"])
+def test_dev_prompt_set_minimums(name):
+    prompts = _load(DEV / name)["prompts"]
+    kinds = [p["kind"] for p in prompts]
+    assert len(prompts) >= 60
+    assert kinds.count("ordinary") >= 25 and kinds.count("negative") >= 8 and kinds.count("answerable") >= 25
+    assert all(p["expected"] == [] for p in prompts if p["kind"] == "ordinary")

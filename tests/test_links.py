@@ -181,3 +181,38 @@ def test_generated_vault_with_open_code_spans_and_nul_bytes(tmp_path, cache_dir)
 ])
 def test_code_spans_follow_commonmark(body, links):
     assert [l.linkpath for l in L.extract_body_links(body)] == links
+
+
+# The fast scanners (no look-behind at the pattern's start) find exactly what the patterns find.
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+_LINKY = st.text(alphabet="[]!\\#|^ \n\ta/-1é_:.", max_size=60)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_LINKY)
+def test_iter_wikilinks_finds_what_the_wikilink_pattern_finds(text):
+    want = [(m.start(), m.end(), bool(m.group(1)), m.group(2)) for m in L.WIKILINK_RE.finditer(text)]
+    assert list(L.iter_wikilinks(text)) == want
+
+
+def _tags_by_pattern(masked):
+    out = []
+    for m in L.TAG_RE.finditer(masked):
+        t = m.group(1).rstrip("/-")
+        if t and not t.replace("/", "").isdigit() and any(not c.isdigit() for c in t):
+            out.append(t)
+    return out
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet="#a1/- \n\t\u00a0\u2003.,é\x1c", max_size=60))
+def test_inline_tags_found_as_the_tag_pattern_finds_them(text):
+    assert L.extract_inline_tags(text) == _tags_by_pattern(text)
+
+
+@pytest.mark.parametrize("text", ["![[a]]", "\\![[a]]", "\\[[a]]", "!![[a]]", "\\\\[[a]]", "[[[a]]]", "x![[a]]![[b]]",
+                                  "[[a]]\\[[b]]![[c]]", "![[]]", "[[a]][[b]]"])
+def test_iter_wikilinks_edge_cases(text):
+    want = [(m.start(), m.end(), bool(m.group(1)), m.group(2)) for m in L.WIKILINK_RE.finditer(text)]
+    assert list(L.iter_wikilinks(text)) == want

@@ -250,7 +250,6 @@ def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
     assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
                          semantic_on=True)  # agreed, but not close enough in meaning
     assert not confident(_item("e.md", lexical=(1, 20.0), forms=(1, 20.0)), [], semantic_on=True)  # no vector
-    assert not confident(dict(agreed, matched=["queue"]), [agreed], semantic_on=True)  # one shared word
 
 
 def test_item_rule_lexical_needs_the_first_note_to_stand_out():
@@ -263,7 +262,33 @@ def test_item_rule_lexical_needs_the_first_note_to_stand_out():
     assert confident(top, [top, near], semantic_on=False)
     assert not confident(top, [top, close], semantic_on=False)
     assert not confident(near, [top, near], semantic_on=False)
-    one_word = dict(top, matched=["queue"])
-    assert not confident(one_word, [one_word, near], semantic_on=False)
     forms_second = _item("d.md", lexical=(1, 20.0), forms=(2, 19.0))
     assert not confident(forms_second, [forms_second], semantic_on=False)
+
+
+def test_item_rule_shared_words_must_be_specific():
+    from memory_plugin.prompt_hook import ITEM_RULE, specific
+
+    unique = 8.0
+    idf = {"job": (ITEM_RULE["specific"] * unique * 0.6, 3), "queue": (ITEM_RULE["specific"] * unique * 0.6, 2),
+           "run": (0.5, 900), "tests": (0.7, 800)}
+    assert specific(["job", "queue"], idf, unique)
+    assert not specific(["job"], idf, unique)  # one word, however rare
+    assert not specific(["run", "tests"], idf, unique)  # common words
+    assert not specific(["job", "job-queue-form"], idf, unique)  # a word form is not one of the prompt's words
+
+
+def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
+    # "run the tests" cannot pass the rule whatever query finds: the hook does not ask query
+    from memory_plugin import index, prompt_hook
+    from memory_plugin.config import load_config
+
+    cfg = load_config(vault=vault_env["MEMORY_PLUGIN_VAULT"], cache_dir=cache_dir)
+    conn = index.open_index(cfg)
+    try:
+        idf, unique = prompt_hook.prompt_idf(conn, "run the tests")
+        assert not prompt_hook.specific(idf, idf, unique)
+        idf, unique = prompt_hook.prompt_idf(conn, KNOWN)
+        assert prompt_hook.specific(idf, idf, unique)
+    finally:
+        conn.close()

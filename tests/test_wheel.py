@@ -101,3 +101,66 @@ def test_commands_run_from_the_installed_wheel(venv, tmp_path):
     plugin = Path(run("plugin-dir").stdout.strip())
     assert (plugin / ".claude-plugin" / "plugin.json").exists() and os.access(plugin / "hooks" / "run", os.X_OK)
     assert run("doctor").returncode == 0
+
+
+# What `pip install memory-plugin` gives: the core dependencies and nothing else (no numpy, no
+# tokenizers, no model package). Taken from this venv's site-packages by name, so no download.
+CORE = ("click", "frontmatter", "networkx", "yaml", "_yaml", "filelock")
+CORE_DIST = ("click-", "python_frontmatter-", "networkx-", "pyyaml-", "filelock-")
+
+
+@pytest.fixture(scope="module")
+def plain_venv(wheel, tmp_path_factory) -> Path:
+    """A fresh venv with the wheel and only its declared core dependencies on its path."""
+    base = tmp_path_factory.mktemp("plain")
+    v = base / "venv"
+    clean = {k: x for k, x in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(v)], check=True, timeout=120, env=clean)
+    py = v / "bin" / "python"
+    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
+                       capture_output=True, text=True, timeout=300, env={**clean, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    core = base / "core"
+    core.mkdir()
+    for sp in map(Path, site.getsitepackages()):
+        for p in sp.iterdir():
+            if p.name.split(".")[0] in CORE or p.name.startswith(CORE_DIST):
+                (core / p.name).symlink_to(p)
+    fresh_site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                     capture_output=True, text=True, check=True, env=clean).stdout.strip())
+    (fresh_site / "_core_dependencies.pth").write_text(f"{core}\n")
+    return v
+
+
+def test_a_plain_install_without_the_semantic_extra_answers_lexically(plain_venv, tmp_path):
+    """The semantic layer is optional: with only the core dependencies every command works, the
+    question is answered lexically, and status / doctor / model status say which mode is on and how
+    to get the other."""
+    home = tmp_path / "home"
+    vault = tmp_path / "devvault"
+    shutil.copytree(DEVVAULT, vault)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMORY_PLUGIN_", "PYTHON", "VIRTUAL_ENV"))}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_CACHE_HOME=str(home / ".cache"),
+               PATH=f"{plain_venv / 'bin'}{os.pathsep}/usr/bin:/bin", MEMORY_PLUGIN_VAULT=str(vault))
+    py = plain_venv / "bin" / "python"
+    missing = subprocess.run([str(py), "-c", "import numpy"], env=env, capture_output=True, text=True)
+    assert missing.returncode != 0 and "No module named 'numpy'" in missing.stderr
+    exe = plain_venv / "bin" / "memory-plugin"
+
+    def run(*args, input=None):
+        r = subprocess.run([str(exe), *args], env=env, input=input, capture_output=True, text=True, timeout=300,
+                           cwd=str(tmp_path))
+        assert r.returncode == 0, (args, r.stdout, r.stderr)
+        return r
+
+    assert "rebuilt" in run("rebuild").stdout
+    assert "pitfalls/webhook-retry-storm.md" in run("query", "webhook retries").stdout
+    assert "semantic extra is not installed" in run("status").stdout
+    assert "memory-plugin[semantic]" in run("model", "status").stdout
+    ev = json.loads(run("eval", "--json").stdout)
+    assert ev["summary"]["overall"]["n"] > 10
+    brief = json.loads(run("hook", "session-start", input=json.dumps({"cwd": str(tmp_path)})).stdout)
+    assert "additionalContext" in brief["hookSpecificOutput"]
+    prompt = run("hook", "user-prompt-submit", input=json.dumps({"prompt": "remember that we deploy on Fridays",
+                                                                 "session_id": "p", "cwd": str(tmp_path)}))
+    assert prompt.stdout == "" or "hookSpecificOutput" in json.loads(prompt.stdout)
