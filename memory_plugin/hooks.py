@@ -515,9 +515,20 @@ def _embed_in_background(cfg) -> None:
 
 
 def user_prompt_submit(payload: dict, ctx: dict) -> None:
-    from .prompt_hook import user_prompt_submit as run
+    """Recall and capture for one prompt (prompt_hook.py); nothing to do is quiet."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise _Quiet
+    cfg = _load_cfg()
+    ctx["cache_dir"] = str(cfg.cache_dir)
+    if cfg.vault is None or not (cfg.prompt_recall or cfg.prompt_capture):
+        raise _Quiet
+    from . import prompt_hook
 
-    run(payload, ctx)
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    out = prompt_hook.respond(cfg, prompt, session_id=payload.get("session_id"), cwd=cwd)
+    if out["text"]:
+        prompt_hook.emit(out["text"])
 
 
 HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit,

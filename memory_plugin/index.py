@@ -530,9 +530,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
                  synced_at=now, changed_at=now, generation=gen)
         conn.execute("COMMIT")
         if old.exists():
-            from . import semantic
-
-            semantic.carry_over(conn, str(old.resolve()))
+            carry_over_vectors(conn, str(old.resolve()))
         conn.execute("PRAGMA journal_mode=WAL")
     finally:
         conn.close()
@@ -542,6 +540,33 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
     _or_full(cfg, lambda: atomic_write(cfg.path("sync.stamp"), f"{now}\n", skip_unchanged=False))
     return {"notes": len(files), "attachments": len(attachments), "links": _count(cfg, "links"),
             "warnings": len(scan_warnings) + n_warnings}
+
+
+def carry_over_vectors(conn: sqlite3.Connection, old_path: str) -> int:
+    """Copy the previous generation's vectors (the chunks table the semantic extra fills) of notes
+    still present and not private into a new index (rebuild), as `usage` is carried: the embedding
+    pass after it re-embeds only notes whose content changed."""
+    try:
+        conn.execute("ATTACH DATABASE ? AS prev", (f"file:{old_path}?mode=ro",))
+    except sqlite3.DatabaseError:
+        return 0
+    try:
+        conn.execute("BEGIN")
+        try:
+            n = conn.execute(
+                "INSERT INTO chunks SELECT c.* FROM prev.chunks c JOIN notes n ON n.path = c.path"
+                " WHERE n.private = 0 AND n.skipped = 0").rowcount
+            for key in ("embedding_model", "embedding_dim"):
+                row = conn.execute("SELECT value FROM prev.meta WHERE key=?", (key,)).fetchone()
+                if row:
+                    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, row[0]))
+            conn.execute("COMMIT")
+        except sqlite3.DatabaseError:  # an old generation without the table: nothing to reuse
+            conn.execute("ROLLBACK")
+            n = 0
+    finally:
+        conn.execute("DETACH DATABASE prev")
+    return n
 
 
 def _count(cfg: Config, table: str) -> int:

@@ -20,6 +20,7 @@ from . import propedit, textutil
 from .config import Config
 from .errors import MemoryPluginError, NoteNotFound, VaultError
 from .fsutil import atomic_write
+from .vaultstyle import link_name
 
 MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
 HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
@@ -259,15 +260,6 @@ def open_or_build(cfg: Config) -> sqlite3.Connection:
     except IndexMissing:
         sync(cfg)
         return open_index(cfg)
-
-
-def link_name(conn: sqlite3.Connection, path: str) -> str:
-    """How to write a wikilink to `path`: its name, or its path when several files share the name."""
-    name = path.rsplit("/", 1)[-1][:-3]
-    n = conn.execute("SELECT count(*) FROM files WHERE name_lc = ?", (textutil.fold(name) + ".md",)).fetchone()[0]
-    if n > 1:
-        return path[:-3]
-    return name
 
 
 def concept_mentions(conn: sqlite3.Connection, text: str, skip: set[str]) -> list[tuple[str, str]]:

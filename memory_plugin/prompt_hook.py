@@ -285,19 +285,3 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
         st["injected"] += [i["path"] for i in items if i["path"] not in st["injected"]]
         save_state(cache_dir, session_id, st)
     return {"items": items, "capture": cap, "text": text}
-
-
-def user_prompt_submit(payload: dict, ctx: dict) -> None:
-    from .hooks import _Quiet, _load_cfg
-
-    prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
-        raise _Quiet
-    cfg = _load_cfg()
-    ctx["cache_dir"] = str(cfg.cache_dir)
-    if cfg.vault is None or not (cfg.prompt_recall or cfg.prompt_capture):
-        raise _Quiet
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    out = respond(cfg, prompt, session_id=payload.get("session_id"), cwd=cwd)
-    if out["text"]:
-        emit(out["text"])

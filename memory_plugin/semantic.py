@@ -173,32 +173,6 @@ def counts(conn: sqlite3.Connection) -> dict:
         return {"embedded_notes": 0, "embeddable_notes": 0, "chunks": 0, "model": None, "dim": None}
 
 
-def carry_over(conn: sqlite3.Connection, old_path: str) -> int:
-    """Copy the previous generation's vectors of notes still present and not private into a new
-    index (rebuild): the embedding pass after it re-embeds only notes whose content changed."""
-    try:
-        conn.execute("ATTACH DATABASE ? AS prev", (f"file:{old_path}?mode=ro",))
-    except sqlite3.DatabaseError:
-        return 0
-    try:
-        conn.execute("BEGIN")
-        try:
-            n = conn.execute(
-                "INSERT INTO chunks SELECT c.* FROM prev.chunks c JOIN notes n ON n.path = c.path"
-                " WHERE n.private = 0 AND n.skipped = 0").rowcount
-            for key in ("embedding_model", "embedding_dim"):
-                row = conn.execute("SELECT value FROM prev.meta WHERE key=?", (key,)).fetchone()
-                if row:
-                    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, row[0]))
-            conn.execute("COMMIT")
-        except sqlite3.DatabaseError:  # an old generation without the table: nothing to reuse
-            conn.execute("ROLLBACK")
-            n = 0
-    finally:
-        conn.execute("DETACH DATABASE prev")
-    return n
-
-
 def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
                   encode: Callable[[list[str]], object] | None = None, lock_timeout: float = 0) -> dict:
     """Embed every note whose vectors are missing or stale, reusing vectors of unchanged chunks.

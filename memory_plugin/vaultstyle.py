@@ -90,6 +90,13 @@ def project_value(conn: sqlite3.Connection, project: str) -> str:
             hubs.append((0 if path in targets else 1 if hub else 2, path))
     if not hubs:
         return project
-    from .memory import link_name
-
     return f"[[{link_name(conn, sorted(hubs)[0][1])}]]"
+
+
+def link_name(conn: sqlite3.Connection, path: str) -> str:
+    """How to write a wikilink to `path`: its name, or its path when several files share the name."""
+    name = path.rsplit("/", 1)[-1][:-3]
+    n = conn.execute("SELECT count(*) FROM files WHERE name_lc = ?", (textutil.fold(name) + ".md",)).fetchone()[0]
+    if n > 1:
+        return path[:-3]
+    return name

@@ -1,4 +1,4 @@
-"""The blind evaluation data under bench/eval/ stays consistent with the vaults it points into.
+"""The blind evaluation data under bench/eval/ and bench/dev/ stays consistent with the vaults it points into.
 
 These files are hand-written; nothing regenerates them. When a note of fixtures/vault is renamed or
 removed, or a pair/prompt is added with a typo, these tests name the entry instead of letting an

@@ -31,12 +31,9 @@ def wheel(tmp_path_factory) -> Path:
     return whl
 
 
-@pytest.fixture(scope="module")
-def venv(wheel, tmp_path_factory) -> Path:
-    """A fresh venv with only the wheel installed. Its dependencies come from this venv's
-    site-packages through a .pth path line (a path line does not run that folder's .pth files,
-    so the checkout's editable install stays invisible)."""
-    v = tmp_path_factory.mktemp("fresh") / "venv"
+def _fresh_venv(wheel: Path, base: Path) -> tuple[Path, Path]:
+    """A new venv under `base` with only the wheel installed (no dependencies) -> (venv, its site-packages)."""
+    v = base / "venv"
     clean = {k: x for k, x in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(v)], check=True, timeout=120, env=clean)
     py = v / "bin" / "python"
@@ -46,6 +43,15 @@ def venv(wheel, tmp_path_factory) -> Path:
     assert r.returncode == 0, r.stdout + r.stderr
     fresh_site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                      capture_output=True, text=True, check=True, env=clean).stdout.strip())
+    return v, fresh_site
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory) -> Path:
+    """A fresh venv with only the wheel installed. Its dependencies come from this venv's
+    site-packages through a .pth path line (a path line does not run that folder's .pth files,
+    so the checkout's editable install stays invisible)."""
+    v, fresh_site = _fresh_venv(wheel, tmp_path_factory.mktemp("fresh"))
     assert (fresh_site / "memory_plugin" / "_data" / "skills").is_dir()
     (fresh_site / "_dev_dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     return v
@@ -113,21 +119,13 @@ CORE_DIST = ("click-", "python_frontmatter-", "networkx-", "pyyaml-", "filelock-
 def plain_venv(wheel, tmp_path_factory) -> Path:
     """A fresh venv with the wheel and only its declared core dependencies on its path."""
     base = tmp_path_factory.mktemp("plain")
-    v = base / "venv"
-    clean = {k: x for k, x in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(v)], check=True, timeout=120, env=clean)
-    py = v / "bin" / "python"
-    r = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
-                       capture_output=True, text=True, timeout=300, env={**clean, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
-    assert r.returncode == 0, r.stdout + r.stderr
+    v, fresh_site = _fresh_venv(wheel, base)
     core = base / "core"
     core.mkdir()
     for sp in map(Path, site.getsitepackages()):
         for p in sp.iterdir():
             if p.name.split(".")[0] in CORE or p.name.startswith(CORE_DIST):
                 (core / p.name).symlink_to(p)
-    fresh_site = Path(subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                     capture_output=True, text=True, check=True, env=clean).stdout.strip())
     (fresh_site / "_core_dependencies.pth").write_text(f"{core}\n")
     return v
 
