@@ -13,12 +13,14 @@ import subprocess
 from common import EXE, ROOT, machine, publish
 
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
-        ("bench/eval/capture-test.yaml", "blind, reported"),
+        ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
         ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it"),
         ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised"),
         ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)"),
-        ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it")]
+        ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it"),
+        ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
+        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it (vault under /work/evaldata)")]
 ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("precision", "precision of injected items (≥ 0.85)"),
         ("answered_by_hook", "answerable prompts given an expected note (≥ 0.6)"),
