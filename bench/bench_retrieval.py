@@ -6,8 +6,9 @@ prints it (hybrid, lexical only, semantic only, plain BM25), and the abstention 
 
 Sets: fixture (regression), dendron (../shared/eval/dendron, report only), the held-out sets of
 bench/eval/*/ (vaults under /work/evaldata/<set>/vault or $MEMORY_PLUGIN_EVALDATA/<set>/vault) and
-the development set bench/dev/til (the only one constants were set on; vault from
-bench/dev/til/fetch.sh, at $MEMORY_PLUGIN_DEVDATA/til/vault or /tmp/i10rank-dev/til/vault).
+the development sets bench/dev/*/questions.yaml (the only ones constants were set on; each vault
+from its fetch.sh, at $MEMORY_PLUGIN_DEVDATA/<set>/vault (til: /tmp/i10rank-dev/til/vault) or else
+$MEMORY_PLUGIN_EVALDATA/<set>/vault).
 Each set gets its own cache dir under the bench dir, so the user's caches are never touched.
 """
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -34,27 +36,43 @@ def sets() -> list[tuple[str, str, Path, Path | None]]:
             ROOT.parent / "shared" / "eval" / "dendron" / "vault")]
     for q in sorted((ROOT / "bench" / "eval").glob("*/questions.yaml")):
         out.append((q.parent.name, "held-out", q, EVALDATA / q.parent.name / "vault"))
-    out.append(("til (dev)", "development: constants set here", ROOT / "bench" / "dev" / "til" / "questions.yaml",
-                DEVDATA / "til" / "vault"))
+    for q in sorted((ROOT / "bench" / "dev").glob("*/questions.yaml")):
+        name = q.parent.name
+        vault = DEVDATA / name / "vault"
+        out.append((f"{name} (dev)", "development: constants set here", q,
+                    vault if vault.is_dir() else EVALDATA / name / "vault"))
     return out
 
 
-def run(name: str, questions: Path, vault: Path | None) -> tuple[dict, str, float]:
+def run(name: str, questions: Path, vault: Path | None, seed: Path | None) -> tuple[dict, str, float]:
+    """One `eval --json` (timed), its markdown table rendered from the JSON. `seed`: an embedded
+    cache dir of this vault to start from (copied, never written: a rebuild there carries its
+    vectors over, so only notes changed since are embedded)."""
     cache = OUT / "retrieval" / name.split()[0]
+    if seed is not None and seed.is_dir() and not cache.exists():
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(seed, cache, symlinks=True)
     args = [EXE, "--cache-dir", str(cache)] + (["--vault", str(vault)] if vault else [])
+    if seed is not None:  # embed what changed since the seed (eval itself never embeds; rebuild, not
+        # sync, because a seed from an older schema needs one)
+        subprocess.run(args + ["rebuild"], capture_output=True, text=True)
     t0 = time.perf_counter()
     r = subprocess.run(args + ["eval", str(questions), "--json"], capture_output=True, text=True)
     secs = time.perf_counter() - t0
     if r.returncode != 0:
         raise RuntimeError(f"eval {name} failed: {r.stderr.strip()}")
-    text = subprocess.run(args + ["eval", str(questions)], capture_output=True, text=True).stdout
-    return json.loads(r.stdout), text, secs
+    res = json.loads(r.stdout)
+    from memory_plugin.evaluate import markdown
+
+    return res, markdown(res["summary"]), secs
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true", help="update the retrieval section of bench/RESULTS.md")
     ap.add_argument("--only", nargs="*", help="only these sets")
+    ap.add_argument("--seed-caches", type=Path, help="a folder of embedded cache dirs named by set "
+                    "(fixture, dendron, <held-out>, til): each is copied as the set's starting cache")
     a = ap.parse_args()
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
@@ -72,7 +90,9 @@ def main() -> None:
         if vault is not None and not vault.is_dir():
             tables.append(f"### {name}\n\nnot measured: no vault at {vault}\n")
             continue
-        res, text, secs = run(name, questions, vault)
+        seed = a.seed_caches / name.split()[0] if a.seed_caches else None
+        res, text, secs = run(name, questions, vault, seed)
+        mode = res.get("embedded", "semantic off: " + (res.get("notice") or "no semantic layer"))
         o = res["summary"]["overall"]
         neg = res["summary"].get("negative", {})
         nneg = neg.get("n", 0)
@@ -87,7 +107,7 @@ def main() -> None:
                        f"{g('semantic', 'r5')} | {g('baseline', 'r5')} | {g('baseline', 'mrr')} | "
                        f"{nothing('query')} / {nothing('lexical')} / {nothing('baseline')} | {g('query', 'kept')} | {secs:.1f} |")
         tables.append(f"### {name} ({role})\n\n`{questions.relative_to(ROOT.parent) if ROOT.parent in questions.parents else questions}`"
-                      f"{f' over `{vault}`' if vault else ''}\n\n" + text.split("\n", 2)[2].strip() + "\n")
+                      f"{f' over `{vault}`' if vault else ''} ({mode})\n\n" + text.strip() + "\n")
     text = "\n".join(parts) + "\n" + "\n".join(summary) + "\n\n" + "\n".join(tables)
     print(text)
     if a.write:

@@ -556,7 +556,7 @@ def carry_over_vectors(conn: sqlite3.Connection, old_path: str) -> int:
             n = conn.execute(
                 "INSERT INTO chunks SELECT c.* FROM prev.chunks c JOIN notes n ON n.path = c.path"
                 " WHERE n.private = 0 AND n.skipped = 0").rowcount
-            for key in ("embedding_model", "embedding_dim"):
+            for key in ("embedding_model", "embedding_dim", "cosine_calibration"):  # semantic.calibration
                 row = conn.execute("SELECT value FROM prev.meta WHERE key=?", (key,)).fetchone()
                 if row:
                     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, row[0]))

@@ -57,6 +57,7 @@ class Cand:
     fused: float = 0.0
     score: float = 0.0
     mine: bool = False
+    demoted: bool = False  # a rule with a cause (kind, journal, history, project) lowered it
 
 
 def content_words(words: list[str], drop=frozenset()) -> list[str]:

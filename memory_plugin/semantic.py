@@ -130,6 +130,7 @@ def embedder(cfg):
 
 def embed(cfg, texts: list[str]):
     """L2-normalised float32 rows, one per text."""
+    _threads()
     return embedder(cfg).encode(list(texts))
 
 
@@ -182,6 +183,7 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
     from .index import open_index
 
     require(cfg)
+    _threads()
     mid = model_id(cfg)
     lock = file_lock(cfg.path("embed.lock"), timeout=lock_timeout)
     try:
@@ -217,6 +219,12 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
                     progress(stats["notes"], total)
             finally:
                 conn.close()
+        conn = open_index(cfg)
+        try:
+            if _needs_calibration(conn, mid):
+                calibrate(conn, encode, mid)
+        finally:
+            conn.close()
         from .fsutil import atomic_write
 
         atomic_write(cfg.path("embed.stamp"), f"{mid}\n")  # PostToolUse queues embedding once this exists
@@ -285,12 +293,97 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
     return [r[:7] for r in rows], {(r[0], r[1]): r[7] for r in rows}
 
 
+# ---------------------------------------------------------------- calibration
+
+# How close is "close" in this vault? A question's best cosine means little on its own: in a docs
+# vault about one product every question is near some note. So the vault measures itself when it is
+# embedded: up to CALIBRATION_TITLES note titles are asked as questions, each one's best cosine to any
+# *other* note is recorded (what a question about something the vault covers only nearby looks
+# like), and their mean and spread are kept in the index. query's abstention reads a question's best
+# cosine as a z-score against them (bench/eval/PROTOCOL.md, session 2).
+CALIBRATION_TITLES = 200     # pseudo-questions per vault (deterministic sample: by hash of the path)
+CALIBRATION_MIN = 10         # fewer embedded notes than this: the defaults below are used
+CALIBRATION_DEFAULT = (0.50, 0.125)  # mean, sd: the mean of bench/dev/til's and bench/dev/silverbullet's
+CALIBRATION_DRIFT = 0.1      # re-measured when the embedded notes changed by more than this share
+
+
+def _matrix(conn: sqlite3.Connection, dim: int):
+    """(rows [(path, heading, start, end)], float32 matrix) of every current, public chunk vector."""
+    import numpy as np
+
+    rows = conn.execute("SELECT c.path, c.heading, c.start, c.end, c.vec FROM chunks c JOIN notes n"
+                        " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0").fetchall()
+    mat = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), dim)
+    return [r[:4] for r in rows], mat
+
+
+def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
+    import json
+
+    try:
+        cal = json.loads(_get_meta(conn, "cosine_calibration") or "null")
+    except ValueError:
+        cal = None
+    n = conn.execute("SELECT count(DISTINCT c.path) FROM chunks c JOIN notes n ON n.path = c.path"
+                     " AND n.hash = c.note_hash WHERE n.private = 0").fetchone()[0]
+    if not isinstance(cal, dict) or cal.get("model") != mid:
+        return n > 0
+    return abs(n - cal.get("notes", 0)) > CALIBRATION_DRIFT * max(cal.get("notes", 0), 1)
+
+
+def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
+    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model}."""
+    import hashlib
+    import json
+
+    import numpy as np
+
+    dim = int(_get_meta(conn, "embedding_dim") or 0)
+    rows, mat = _matrix(conn, dim) if dim else ([], None)
+    paths = np.array([r[0] for r in rows])
+    titles = conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"
+                          " WHERE private = 0 AND skipped = 0").fetchall()
+    have = set(paths.tolist())
+    titles = sorted((t for t in titles if t[0] in have and t[1]),
+                    key=lambda t: hashlib.sha1(t[0].encode("utf-8", "surrogatepass")).hexdigest())[:CALIBRATION_TITLES]
+    best = []
+    if len(have) >= CALIBRATION_MIN and len(titles) >= 2:
+        vecs = np.asarray(encode([t for _, t in titles]), dtype=np.float32)
+        for (path, _), v in zip(titles, vecs):
+            scores = mat @ v
+            scores[paths == path] = -1.0
+            best.append(float(scores.max()))
+    cal = {"notes": len(have), "n": len(best), "model": mid}
+    if len(best) >= 2:
+        cal.update(mean=float(np.mean(best)), sd=max(float(np.std(best)), 1e-3))
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('cosine_calibration', ?)", (json.dumps(cal),))
+    conn.execute("COMMIT")
+    return cal
+
+
+def calibration(conn: sqlite3.Connection) -> tuple[float, float]:
+    """(mean, sd) of this vault's best cosines of titles to other notes; the defaults when unmeasured."""
+    import json
+
+    try:
+        cal = json.loads(_get_meta(conn, "cosine_calibration") or "null")
+    except (ValueError, sqlite3.OperationalError):
+        cal = None
+    if isinstance(cal, dict) and "mean" in cal and "sd" in cal:
+        return float(cal["mean"]), float(cal["sd"])
+    return CALIBRATION_DEFAULT
+
+
 # ---------------------------------------------------------------- search
 
-def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit]:
-    """Exact cosine over the stored vectors; one hit per note (its best chunk), best first."""
+def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | None = None) -> list[SemHit]:
+    """Exact cosine over the stored vectors; one hit per note (its best chunk), best first.
+    `stats`, when given, gets "notes": how many notes the search covered (those with current
+    vectors), so a caller can tell a fully embedded vault without a second count."""
     require(cfg)  # the extra missing or the model off: SemanticUnavailable (lexical), never ImportError
-    import numpy as np
+    _threads()  # before numpy's first import: BLAS reads its thread count once (a query's encode
+    import numpy as np  # ran 20x slower with two threads on the shared 2-core machine)
 
     enc = embedder(cfg)
     stored_model, stored_dim = _get_meta(conn, "embedding_model"), _get_meta(conn, "embedding_dim")
@@ -303,11 +396,12 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit
     if stored_model != model_id(cfg):
         raise SemanticUnavailable(f"the index's vectors come from {stored_model}, embedding_model is "
                                   f"{model_id(cfg)}: run `memory-plugin sync` to re-embed")
-    rows = conn.execute("SELECT c.path, c.heading, c.start, c.end, c.vec FROM chunks c JOIN notes n"
-                        " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0").fetchall()
+    rows, mat = _matrix(conn, enc.dim)
+    if stats is not None:
+        stats["notes"] = len({r[0] for r in rows})
+        stats["calibration"] = calibration(conn)
     if not rows or not text.strip():
         return []
-    mat = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), enc.dim)
     q = enc.encode([text])[0]
     scores = mat @ q
     hits: list[SemHit] = []
@@ -324,7 +418,7 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50) -> list[SemHit
 
 
 def _snippet(conn, row, chars: int = 200) -> str:
-    path, _, start, end, _ = row
+    path, _, start, end = row[:4]
     got = conn.execute("SELECT substr(f.body, ?, ?) FROM fts f JOIN notes n ON n.id = f.rowid WHERE n.path=?",
                        (start + 1, min(end - start, chars * 2), path)).fetchone()
     s = " ".join((got[0] if got and got[0] else "").split())

@@ -276,3 +276,54 @@ def test_lexical_abstention_is_one_rule(conn):
     assert Q.query(cfg, c, "which queue did atlas use originally?", record=False, project="", semantic=False)["items"]
     assert Q.query(cfg, c, "terraform helm kubernetes rebalancing", record=False, project="",
                    semantic=False)["items"] == []
+
+
+def test_plain_bm25s_best_note_keeps_its_place(conn, monkeypatch):
+    """The structural floor under "lexical never below plain BM25": plain BM25's best note ends in
+    the top 1 + ANCHOR["slack"] even when fusion gives the words no weight at all; switched off
+    (ANCHOR["top"] = 0) the same fusion loses it from there."""
+    cfg, c = conn
+    text = "how do we roll out a release safely?"
+    best = Q.baseline(c, text, limit=1)[0]
+    monkeypatch.setitem(Q.R.LIST_WEIGHT, "lexical", 0.0)
+    monkeypatch.setitem(Q.R.LIST_WEIGHT, "forms", 0.0)
+
+    def top(n):
+        return [i["path"] for i in Q.query(cfg, c, text, record=False, project="", semantic=False,
+                                           budget=10**6)["items"][:n]]
+
+    assert best in top(1 + Q.ANCHOR["slack"])
+    monkeypatch.setitem(Q.ANCHOR, "top", 0)
+    assert best not in top(1 + Q.ANCHOR["slack"])
+
+
+def test_anchor_is_kept_within_its_part_and_not_against_a_rule():
+    """An anchored note moves up within its part (the current project's notes first); a note a
+    rule lowered for a cause (a kind not asked for, history...) is not moved."""
+    cs = [Q.R.Cand(f"n{i}.md", mine=i < 2) for i in range(8)]
+    out = [c.path for c in Q.anchored(cs, {"n6.md": 1})]
+    assert out[:2] == ["n0.md", "n1.md"] and out.index("n6.md") == 2 + Q.ANCHOR["slack"]
+    cs[6].demoted = True
+    assert [c.path for c in Q.anchored(cs, {"n6.md": 1})] == [c.path for c in cs]
+
+
+def test_abstention_is_one_rule_of_names_words_and_vault_relative_closeness():
+    """A name or one note's words that carry the question always answer; semantic on, a question
+    mostly about words no note has is answered only when its best note is closer than usual in the
+    vault (z-score), and any question whose best note is far below usual gets nothing."""
+    A = Q.ABSTAIN
+    ev = {"named": False, "named_w": 0.0, "cover": 0.0, "semantic": True, "sem_top": 0.6, "agree": True,
+          "known": 1.0, "sem_z": 0.5}
+    assert not Q.abstain(ev)
+    novel = {**ev, "known": A["novel_known"] - 0.01, "sem_z": A["novel_z"] - 0.01}
+    assert Q.abstain(novel)
+    assert not Q.abstain({**novel, "sem_z": A["novel_z"]})
+    assert not Q.abstain({**novel, "known": A["novel_known"]})
+    far = {**ev, "sem_z": A["far_z"] - 0.01}
+    assert Q.abstain(far) and not Q.abstain({**far, "sem_z": A["far_z"]})
+    # the raw cosine and agreement of the old rule decide nothing unless a caller asks (prompt hook)
+    assert not Q.abstain({**ev, "sem_top": 0.1, "agree": False})
+    assert Q.abstain({**ev, "sem_top": 0.1, "agree": False}, {"semantic_min": 0.5})
+    for strong in ({"named_w": A["named_min"]}, {"cover": A["cover_min"]}):
+        assert not Q.abstain({**far, **strong}) and not Q.abstain({**novel, **strong})
+        assert not Q.abstain({**far, "semantic": False, "known": 0.0, **strong})

@@ -112,10 +112,11 @@ def test_private_notes_are_never_embedded_nor_found(sem_cfg, real_encoder):
     note = sem_cfg.vault / "Concepts" / "Idempotency.md"  # a note turned private loses its vectors
     note.write_text("---\nprivate: true\n---\n" + note.read_text(encoding="utf-8"), encoding="utf-8")
     I.sync(sem_cfg)
+    real_encoder.calls.clear()  # what this pass encodes (the session's first pass asked every title)
     S.embed_pending(sem_cfg, encode=real_encoder)
     conn = I.open_index(sem_cfg)
     assert conn.execute("SELECT count(*) FROM chunks WHERE path='Concepts/Idempotency.md'").fetchone()[0] == 0
-    assert all(not any("Idempotency" in t for t in call) for call in real_encoder.calls[-1:])
+    assert all(not any("Idempotency" in t for t in call) for call in real_encoder.calls)
 
 
 def test_one_changed_note_is_the_only_one_re_embedded(sem_cfg, real_encoder):
@@ -347,3 +348,27 @@ def test_hooks_are_unaffected_by_a_broken_model(vault_env, vault, tmp_path, mode
                                   "WHERE n.path='Concepts/Backpressure.md'").fetchone()[0]
     time.sleep(2)  # the detached worker finds the model unusable and stays quiet
     assert not (cache_dir / "errors.json").exists() or "background" not in (cache_dir / "errors.json").read_text()
+
+
+def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encoder):
+    """Embedding stores the vault's cosine calibration (note titles asked as questions, best cosine to
+    another note): query reads it; without it the stated defaults apply; the next embedding pass
+    measures it again, and a rebuild keeps it."""
+    conn = I.open_index(sem_cfg)
+    n = conn.execute("SELECT count(DISTINCT path) FROM chunks").fetchone()[0]
+    cal = json.loads(conn.execute("SELECT value FROM meta WHERE key='cosine_calibration'").fetchone()[0])
+    assert cal["notes"] == n and cal["n"] == min(n, S.CALIBRATION_TITLES) and 0 < cal["sd"] < cal["mean"] < 1
+    assert S.calibration(conn) == (cal["mean"], cal["sd"])
+    conn.execute("DELETE FROM meta WHERE key='cosine_calibration'")
+    conn.commit()
+    assert S.calibration(conn) == S.CALIBRATION_DEFAULT
+    conn.close()
+    real_encoder.calls.clear()
+    assert S.embed_pending(sem_cfg, encode=real_encoder)["embedded"] == 0
+    assert any(len(call) > 1 for call in real_encoder.calls)  # the titles, asked in one go
+    conn = I.open_index(sem_cfg)
+    assert S.calibration(conn) == pytest.approx((cal["mean"], cal["sd"]))
+    conn.close()
+    I.rebuild(sem_cfg)
+    conn = I.open_index(sem_cfg)
+    assert S.calibration(conn) == pytest.approx((cal["mean"], cal["sd"]))
