@@ -89,6 +89,9 @@ def setup(n: int, semantic: bool, shared10k: Path | None) -> tuple[Path, Path, b
         if not (_embedded(cache) and _usable(shared10k / "vault", cache)):
             shutil.rmtree(cache, ignore_errors=True)
             shutil.copytree(shared10k / "cache", cache, symlinks=True)
+            # the copy is brought up to this version (calibration, schema) without touching the original
+            subprocess.run([EXE, "sync"], env={**os.environ, "MEMORY_PLUGIN_VAULT": str(shared10k / "vault"),
+                                               "MEMORY_PLUGIN_CACHE_DIR": str(cache)}, check=True, capture_output=True)
         return shared10k / "vault", cache, True
     v = vault(n)
     cache = OUT / f"promptcache-{n}"

@@ -1,8 +1,9 @@
 """UserPromptSubmit: memory in the moment.
 
-Recall: the product's retrieval runs on the prompt; only when its abstention rule is confident are at
-most `prompt_recall_max_items` notes added (title, path, one-line summary, why), at most
-MAX_CONTEXT_CHARS, fenced as reference data like the brief. Never a private note, a journal note, a
+Recall: the product's retrieval runs on the prompt; only when its abstention rule is confident and two
+retrievers agree on one note (ITEM_RULE) is that note added (title, path, one-line summary, why;
+`prompt_recall_max_items` caps the items), at most MAX_CONTEXT_CHARS, fenced as reference data like
+the brief. A prompt whose words could not pass the rule skips the retrieval. Never a private note, a journal note, a
 note this session's brief showed or one this hook already added in this session.
 Capture: a prompt that states something to keep (`capture.kind`) gets one line saying the
 memory-write skill can record it. The hook writes nothing to the vault.
