@@ -13,8 +13,14 @@ import subprocess
 from common import EXE, ROOT, machine, publish
 
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
+        ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
-        ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)")]
+        ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it"),
+        ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised"),
+        ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)"),
+        ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it"),
+        ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
+        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it (vault under /work/evaldata)")]
 ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("precision", "precision of injected items (≥ 0.85)"),
         ("answered_by_hook", "answerable prompts given an expected note (≥ 0.6)"),
@@ -22,7 +28,9 @@ ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("ordinary_injected", "ordinary prompts with any injection (≤ 10%)"),
         ("negative_injected", "negative prompts with any injection"),
         ("capture_precision", "capture precision (≥ 0.9)"), ("capture_recall", "capture recall (≥ 0.8)"),
-        ("tokens_per_prompt", "tokens added per prompt")]
+        ("tokens_per_prompt", "tokens added per prompt"),
+        ("tokens_per_session", "tokens added per 20-prompt session")]
+SESSION_PROMPTS = 20
 
 
 def main() -> None:
@@ -30,7 +38,12 @@ def main() -> None:
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    lines = ["## UserPromptSubmit recall and capture (issue 13)", "", f"Machine: {machine()}; commit {commit}.", "",
+    import os
+
+    load = os.getloadavg()
+    lines = ["## UserPromptSubmit recall and capture (issue 13)", "",
+             f"Machine: {machine()}; commit {commit}; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+             "(1 / 5 / 15 min; figures of a set do not depend on it).", "",
              "Command: `.venv/bin/python bench/bench_prompt_eval.py --write` (runs `memory-plugin eval --prompts FILE "
              "--json`; each prompt is the first of a fresh session, so the brief's notes are excluded as in the hook; "
              "ordinary and negative shares count only prompts with no expected note). Tokens = characters / 4; a "
@@ -42,13 +55,15 @@ def main() -> None:
             lines += [f"### `{rel}` ({what})", "", f"not measured: {r.stderr.strip()[:200]}", ""]
             continue
         res = json.loads(r.stdout)
+        for m in res.values():
+            m["tokens_per_session"] = round(m["tokens_per_prompt"] * SESSION_PROMPTS)
         modes = list(res)
         lines += [f"### `{rel}` ({what})", "", "| | " + " | ".join(modes) + " |", "|---|" + "---|" * len(modes)]
         for k, label in ROWS:
             cells = []
             for m in modes:
                 v = res[m].get(k)
-                cells.append("–" if v is None else (f"{v:.2f}" if isinstance(v, float) and k != "tokens_per_prompt" else str(v)))
+                cells.append("–" if v is None else (f"{v:.2f}" if isinstance(v, float) and not k.startswith("tokens") else str(v)))
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines.append("")
     publish("prompt-eval", lines, a.write)

@@ -45,6 +45,16 @@ def context_of(r) -> str:
     "We decided to keep the job queue in Postgres.",
     "ok, going forward we squash-merge every PR",
     "for future reference, the staging database is read-only on Sundays",
+    # no "that", preferences, standing rules, learnings, memory requests (revised on bench/dev/capture-dev2.yaml)
+    "remember we deploy from the release branch, never from main",
+    "I prefer small commits with imperative subject lines.",
+    "never use default exports in this repo",
+    "next time, use the --frozen-lockfile flag when installing",
+    "Please don\u2019t ever add emojis to log messages.",
+    "Turns out the flaky test was a race in the connection pool; it needs a lock.",
+    "add to memory that the docs site builds with mkdocs-material",
+    "heads up, the payments sandbox resets every night at midnight UTC",
+    "The convention for env vars is APP_ prefixed, upper snake case.",
 ])
 def test_capture_recognises_statements_to_keep(prompt):
     assert capture.kind(prompt) == "memory"
@@ -55,6 +65,11 @@ def test_capture_recognises_statements_to_keep(prompt):
     "actually, we switched to Postgres last quarter",
     "That's outdated: the queue moved off Redis.",
     "we don't use Redis for the queue anymore",
+    "we replaced moment.js with date-fns",  # a dot inside a name does not end the sentence
+    "not npm - we use pnpm everywhere",
+    "It's Postgres 15, not 13.",
+    "That changed: logs are shipped by Vector, not Fluentd.",
+    "you're wrong about the port, it's 5433 on dev",
 ])
 def test_capture_recognises_corrections(prompt):
     assert capture.kind(prompt) == "correction"
@@ -69,9 +84,32 @@ def test_capture_recognises_corrections(prompt):
     "did we decide to use Postgres for the queue?",
     "don't forget to update the changelog",
     "never mind, revert that",
+    # the cue words about the code in front of us or this one task
+    "never use a bare except here, catch ValueError",
+    "from now on in this function, use the local variable",
+    "we always get a 500 from this endpoint when the body is empty",
+    "nope, still failing",
+    "that's wrong, the assertion should compare lengths",
+    "I prefer the second option, go ahead",
+    "heads up, I'm pushing a fix to the branch now",
+    "remember the user's choice in local storage",
+    "Remember we need to update the docs after this.",
+    "wait til the build finishes before you run the e2e tests",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
+
+
+def test_capture_key_words_only_skip_rules_that_cannot_match():
+    # the key-word filter (which keeps ordinary prompts from compiling any rule) changes no answer
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    prompts = [q["prompt"] for f in sorted((root / "bench" / "dev").glob("capture-dev*.yaml"))
+               for q in yaml.safe_load(f.read_text())["prompts"]]
+    assert len(prompts) > 150
+    assert [capture.kind(p) for p in prompts] == [capture.kind(p, all_rules=True) for p in prompts]
+    assert all(k == k.lower() and k.isalpha() for _, keys, _ in capture.RULES for k in keys)
 
 
 def test_capture_is_linear_on_hostile_prompts():
@@ -194,3 +232,63 @@ def test_post_tool_use_leaves_a_large_vaults_brief_to_a_detached_worker(vault_en
         time.sleep(0.2)
     fresh = json.loads(brief.read_text())
     assert fresh["notes"] != 10**6 and any(c["path"] == "Inbox/A new hub-linked note.md" for c in fresh["conventions"])
+
+
+def _item(path, **found):
+    return {"path": path, "found": found, "matched": ["job", "queue"]}
+
+
+def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
+    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
+
+    ok = ITEM_RULE["semantic_min"] + 0.1
+    agreed = _item("a.md", semantic=(1, ok), lexical=(1, 20.0), forms=(2, 18.0))
+    assert confident(agreed, [agreed], semantic_on=True)
+    assert confident(_item("a.md", semantic=(1, ok), names=(1, 1.0)), [], semantic_on=True)
+    assert not confident(_item("b.md", semantic=(1, ok), lexical=(3, 20.0)), [], semantic_on=True)  # words disagree
+    assert not confident(_item("c.md", semantic=(2, ok + 0.2), lexical=(1, 20.0)), [], semantic_on=True)  # meaning disagrees
+    assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
+                         semantic_on=True)  # agreed, but not close enough in meaning
+    assert not confident(_item("e.md", lexical=(1, 20.0), forms=(1, 20.0)), [], semantic_on=True)  # no vector
+
+
+def test_item_rule_lexical_needs_the_first_note_to_stand_out():
+    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
+
+    m = ITEM_RULE["lexical_margin"]
+    top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
+    near = _item("b.md", lexical=(2, 20.0 / (m + 0.2)), forms=(2, 10.0))
+    close = _item("c.md", lexical=(2, 20.0 / (m - 0.1)), forms=(2, 10.0))
+    assert confident(top, [top, near], semantic_on=False)
+    assert not confident(top, [top, close], semantic_on=False)
+    assert not confident(near, [top, near], semantic_on=False)
+    forms_second = _item("d.md", lexical=(1, 20.0), forms=(2, 19.0))
+    assert not confident(forms_second, [forms_second], semantic_on=False)
+
+
+def test_item_rule_shared_words_must_be_specific():
+    from memory_plugin.prompt_hook import ITEM_RULE, specific
+
+    unique = 8.0
+    idf = {"job": (ITEM_RULE["specific"] * unique * 0.6, 3), "queue": (ITEM_RULE["specific"] * unique * 0.6, 2),
+           "run": (0.5, 900), "tests": (0.7, 800)}
+    assert specific(["job", "queue"], idf, unique)
+    assert not specific(["job"], idf, unique)  # one word, however rare
+    assert not specific(["run", "tests"], idf, unique)  # common words
+    assert not specific(["job", "job-queue-form"], idf, unique)  # a word form is not one of the prompt's words
+
+
+def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
+    # "run the tests" cannot pass the rule whatever query finds: the hook does not ask query
+    from memory_plugin import index, prompt_hook
+    from memory_plugin.config import load_config
+
+    cfg = load_config(vault=vault_env["MEMORY_PLUGIN_VAULT"], cache_dir=cache_dir)
+    conn = index.open_index(cfg)
+    try:
+        idf, unique = prompt_hook.prompt_idf(conn, "run the tests")
+        assert not prompt_hook.specific(idf, idf, unique)
+        idf, unique = prompt_hook.prompt_idf(conn, KNOWN)
+        assert prompt_hook.specific(idf, idf, unique)
+    finally:
+        conn.close()
