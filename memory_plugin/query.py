@@ -272,7 +272,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
         near, gwhy = R.graph(conn, [(c.path, c.fused) for c in seeds], type_)
         R.add(cands, "graph", near, gwhy)
-        R.fuse(cands)
+        R.fuse(cands, semantic=sem is not None)
     if not cands:
         return pack(res, [], budget, as_json)
     anchor_list = baseline(conn, text, type_, limit=ANCHOR["top"]) if q["content"] and ANCHOR["top"] else []

@@ -32,6 +32,10 @@ LIST_WEIGHT = {
     "semantic": 1.0,  # cosine rank
     "names": 1.0,     # a title / alias / tag / project named in the question
     "graph": 1.0,     # neighbours of the best candidates (their spread score is already below the seed's)
+    "graph_lexical": 0.5,  # ... when the semantic layer is off: words alone give noisier seeds, and on
+                           # bench/dev (logseq, silverbullet, 2-3k links) 0.5 kept lexical above BM25
+                           # where 1.0 fell below (logseq R@5 0.58 vs BM25 0.63); with semantic on
+                           # 1.0 was best (logseq 0.90 vs 0.88 at 0.5)
 }
 FUSION = "score"  # "score" (CombSUM of scaled scores) or "rrf": score won on bench/dev with and without semantic
 MINMAX = {"lexical", "forms", "semantic"}  # lists whose scores are min-max scaled (the others are 0..1)
@@ -44,6 +48,7 @@ EDGE = {
     "tag": 0.2,       # a shared tag, divided by sqrt(notes carrying it)
 }
 RARE_TAG_MAX = 12     # a tag on more notes than this links nothing in particular
+HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads less (hub_damping)
 # Word pieces that are no words (what's -> s, you're -> re): never searched for, never a `why`.
 FRAGMENTS = frozenset("s t d m re ve ll".split())
 
@@ -191,6 +196,7 @@ def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str |
             best_why[other] = (contrib, why)
 
     frontier: dict[str, float] = {}
+    hop: list[tuple[str, float, str]] = []
     for s in seeds:
         b = seed_w[s]
         rows = conn.execute(
@@ -212,8 +218,11 @@ def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str |
                 why = f"[[{name}]] {p} it" if d == "out" else f"{p} [[{name}]]"
             else:
                 why = f"linked from [[{name}]]" if d == "out" else f"links to [[{name}]]"
-            add(other, b * w / fan, why)
-            frontier[other] = max(frontier.get(other, 0.0), b * w / fan)
+            hop.append((other, b * w / fan, why))
+    damp = hub_damping(conn, list({o for o, _, _ in hop}))
+    for other, contrib, why in hop:
+        add(other, contrib * damp.get(other, 1.0), why)
+        frontier[other] = max(frontier.get(other, 0.0), contrib * damp.get(other, 1.0))
     for mid, strength in sorted(frontier.items(), key=lambda kv: -kv[1])[:10]:
         for other, prop in conn.execute("SELECT target, prop FROM links WHERE src = ? AND kind = 'property' "
                                         "AND target IS NOT NULL", (mid,)):
@@ -231,6 +240,24 @@ def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str |
     return [(p, score[p]) for p in ranked], {p: best_why[p][1] for p in ranked if p in best_why}
 
 
+def hub_damping(conn: sqlite3.Connection, paths: list[str]) -> dict[str, float]:
+    """path -> the factor its graph score is multiplied by: 1 up to HUB_DEGREE linked notes, then
+    sqrt(HUB_DEGREE / degree): a note linked with everything (a feature list, an index page) is no
+    evidence about any one question."""
+    if not HUB_DEGREE:
+        return {}
+    deg: dict[str, int] = {}
+    for i in range(0, len(paths), 400):
+        part = paths[i:i + 400]
+        ph = ",".join("?" * len(part))
+        for p, n in conn.execute(
+                f"SELECT p, count(DISTINCT o) FROM (SELECT target AS p, src AS o FROM links WHERE target IN ({ph})"
+                f" UNION ALL SELECT src, target FROM links WHERE src IN ({ph}) AND target IS NOT NULL) GROUP BY p",
+                part + part):
+            deg[p] = n
+    return {p: math.sqrt(HUB_DEGREE / n) for p, n in deg.items() if n > HUB_DEGREE}
+
+
 def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why: dict) -> None:
     """Record one retriever's ranked list [(path, score)] on the candidates."""
     for rank, (path, score) in enumerate(ranked, 1):
@@ -242,14 +269,15 @@ def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why:
             c.why[name] = why[path]
 
 
-def fuse(cands: dict[str, Cand], method: str | None = None) -> None:
+def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True) -> None:
     """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
     CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
     they are (already 0..1: the share of the question named, the spread seed score)."""
     method = method or FUSION
+    weight = dict(LIST_WEIGHT, graph=LIST_WEIGHT["graph" if semantic else "graph_lexical"])
     if method == "rrf":
         for c in cands.values():
-            c.fused = sum(LIST_WEIGHT[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
+            c.fused = sum(weight[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
         return
     span: dict[str, tuple[float, float]] = {}
     for c in cands.values():
@@ -261,5 +289,5 @@ def fuse(cands: dict[str, Cand], method: str | None = None) -> None:
         for n, v in c.raw.items():
             lo, hi = span[n]
             x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in MINMAX else v
-            total += LIST_WEIGHT[n] * x
+            total += weight[n] * x
         c.fused = total

@@ -327,3 +327,21 @@ def test_abstention_is_one_rule_of_names_words_and_vault_relative_closeness():
     for strong in ({"named_w": A["named_min"]}, {"cover": A["cover_min"]}):
         assert not Q.abstain({**far, **strong}) and not Q.abstain({**novel, **strong})
         assert not Q.abstain({**far, "semantic": False, "known": 0.0, **strong})
+
+
+def test_a_note_linked_with_everything_spreads_less(vault):
+    """Graph expansion damps a neighbour linked with more than HUB_DEGREE notes (a feature list)
+    by sqrt(HUB_DEGREE / degree), so it cannot outrank the notes the question's words found."""
+    names = [f"Feature {i}" for i in range(3 * Q.R.HUB_DEGREE)]
+    _add_note(vault, "Features.md", "# Features\n\n" + "\n".join(f"- [[{n}]]" for n in names) + "\n")
+    for n in names:
+        _add_note(vault, f"features/{n}.md", f"# {n}\n\nPart of [[Features]]. Widget number {n.split()[1]}.\n")
+    assert run_cli("--vault", str(vault), "rebuild").returncode == 0
+    cfg = load_config(vault=vault)
+    c = open_index(cfg)
+    damp = Q.R.hub_damping(c, ["Features.md", "features/Feature 1.md"])
+    assert damp == {"Features.md": pytest.approx((Q.R.HUB_DEGREE / len(names)) ** 0.5)}
+    items = Q.query(cfg, c, "widget number 7", record=False, project="", semantic=False, budget=10**6)["items"]
+    assert items[0]["path"] == "features/Feature 7.md"
+    assert "Features.md" not in [i["path"] for i in items[:3]]
+    c.close()
