@@ -7,22 +7,14 @@ import click
 
 
 def embed_after_index(cfg, as_json: bool = False) -> tuple[dict | None, Exception | None]:
-    """Embed what the index has not embedded yet (after rebuild/sync), with progress on a terminal.
-    -> (stats or None when lexical, the error to report once the index's own result is printed)."""
-    from . import semantic
+    """The pipeline's embed stage after rebuild/sync, with progress on a terminal."""
+    from .pipeline import embed
 
-    try:
-        semantic.require(cfg)
-    except semantic.SemanticUnavailable as e:
-        return None, (e if e.expected else None)
     progress = None
     if sys.stderr.isatty() and not as_json:
         def progress(i, n):
             click.echo(f"\rembedding notes {i}/{n}", err=True, nl=(i == n))
-    try:
-        return semantic.embed_pending(cfg, progress=progress, lock_timeout=0), None
-    except semantic.SemanticUnavailable as e:
-        return None, e
+    return embed(cfg, progress=progress)
 
 
 def describe(stats: dict | None) -> str | None:

@@ -25,7 +25,7 @@ def survey(cfg) -> dict:
     is False when the walk stopped at SCAN_MAX_ENTRIES (the counts are then lower bounds); `small`
     says the inline build fits; candidates are the paths worth reading for a brief without an
     index (top-level notes, then notes in hub, project and convention folders or named like hubs)."""
-    from .notes import is_excluded
+    from .paths import is_excluded
 
     root = str(cfg.vault)
     skip = os.path.realpath(str(cfg.cache_dir))

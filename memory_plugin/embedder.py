@@ -1,6 +1,7 @@
 """A sentence-transformers BERT encoder (all-MiniLM-L6-v2 and its kin) run with numpy alone.
 
-Imported only where embedding happens (never by a hook): it needs the `semantic` extra (numpy and
+Imported only where embedding happens (never by a hook that embeds notes; UserPromptSubmit recall in
+semantic mode encodes the prompt alone): it needs the `semantic` extra (numpy and
 tokenizers). The model directory holds the files sentence-transformers publishes:
 `config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
 `sentence_bert_config.json`. What runs is the BERT forward pass, mean pooling over the attention

@@ -511,7 +511,11 @@ def _embed_in_background(cfg) -> None:
         os.nice(10)  # background work on a machine someone is using
     except OSError:
         pass
-    semantic.embed_pending(cfg, lock_timeout=0)
+    from .pipeline import embed
+
+    _, err = embed(cfg)
+    if err is not None:
+        raise err
 
 
 def user_prompt_submit(payload: dict, ctx: dict) -> None:
@@ -523,12 +527,15 @@ def user_prompt_submit(payload: dict, ctx: dict) -> None:
     ctx["cache_dir"] = str(cfg.cache_dir)
     if cfg.vault is None or not (cfg.prompt_recall or cfg.prompt_capture):
         raise _Quiet
-    from . import prompt_hook
+    from . import models, prompt_hook
 
+    models.EXTRACT = False  # a hook never writes the model (the package's copy is extracted by commands)
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     out = prompt_hook.respond(cfg, prompt, session_id=payload.get("session_id"), cwd=cwd)
     if out["text"]:
         prompt_hook.emit(out["text"])
+    if out["notice"]:  # answered lexically: logged, and surfaced in the next brief and by doctor
+        ctx["error"] = out["notice"]
 
 
 HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit,

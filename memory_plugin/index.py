@@ -23,7 +23,8 @@ from . import textutil as T
 from .config import Config
 from .errors import CacheFull, IndexMissing, VaultError
 from .fsutil import file_lock
-from .notes import Note, VaultFile, dumps, is_authored_hub, read_note, walk_vault
+from .notes import Note, dumps, is_authored_hub, read_note
+from .scan import VaultFile, walk_vault
 
 SCHEMA_VERSION = "7"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks
 INDEX_NAME = "index.sqlite"

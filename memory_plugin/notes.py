@@ -1,20 +1,19 @@
-"""Find a vault's notes and parse each one the way Obsidian reads it."""
+"""The parse stage: one note's bytes -> a Note, read the way Obsidian reads it (properties, links,
+tags, headings, summary). Finding the files is the scan stage (`scan`)."""
 from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterator
 
 from . import links as L
-from .paths import is_excluded
 from .privacy import head_says_private
+from .scan import VaultFile
 
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
 # delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
@@ -61,14 +60,6 @@ class Note:
         return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
 
 
-@dataclass
-class VaultFile:
-    path: str
-    abspath: str
-    mtime_ns: int
-    size: int
-
-
 def _json_default(o):
     if isinstance(o, (_dt.date, _dt.datetime)):
         return o.isoformat()
@@ -80,78 +71,6 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # 
 
 def dumps(o) -> str:
     return _ENCODE(o)
-
-
-# The temp file fsutil.atomic_write writes next to a note (`.Title.md.k3j9x_2a.tmp`, mkstemp's 8
-# characters): one that a killed writer left behind is removed by the next sync.
-TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
-
-
-def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
-               skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
-               temps: list[str] | None = None) -> tuple[dict[str, VaultFile], list[str]]:
-    """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
-    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
-    they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
-    when it is given."""
-    notes: dict[str, VaultFile] = {}
-    attachments: list[str] = []
-    warnings = warnings if warnings is not None else []
-    root_real = os.path.realpath(root)
-    seen_dirs = {root_real}
-    skip_real = {os.path.realpath(d) for d in skip_dirs}
-    stack = [(str(root), "", False)]
-    while stack:
-        d, rel_d, in_excluded = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError as e:
-            warnings.append((rel_d or ".", "unreadable", f"folder cannot be read: {e.strerror}"))
-            continue
-        for e in entries:
-            rel = f"{rel_d}/{e.name}" if rel_d else e.name
-            if e.name.startswith("."):
-                if temps is not None and TEMP_RE.fullmatch(e.name):
-                    temps.append(e.path)
-                continue
-            excluded = in_excluded or is_excluded(rel, excludes)
-            if excluded and targets_only is None:
-                continue
-            try:
-                if e.is_symlink():
-                    real = os.path.realpath(e.path)
-                    if not (real == root_real or real.startswith(root_real + os.sep)):
-                        if not excluded:
-                            warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
-                        continue
-                    if os.path.isdir(real):
-                        if real in seen_dirs or root_real.startswith(real + os.sep):
-                            if not excluded:
-                                warnings.append((rel, "symlink", "symlink loop: skipped"))
-                            continue
-                if e.is_dir():
-                    real = os.path.realpath(e.path)
-                    if real in seen_dirs:
-                        if not excluded:
-                            warnings.append((rel, "symlink", "symlink loop: skipped"))
-                        continue
-                    if real in skip_real:
-                        continue
-                    seen_dirs.add(real)
-                    stack.append((e.path, rel, excluded))
-                elif e.is_file():
-                    if excluded:
-                        targets_only.append(rel)
-                    elif e.name.lower().endswith(".md"):
-                        st = e.stat()
-                        notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
-                    else:
-                        attachments.append(rel)
-            except OSError as err:
-                if not excluded:
-                    warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
-    return notes, attachments
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:

@@ -191,8 +191,9 @@ def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
 
 
 def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str | None = None,
-           mode: str | None = None, project: str | None = None) -> list[dict]:
-    """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes."""
+           mode: str | None = None, project: str | None = None, notices: list[str] | None = None) -> list[dict]:
+    """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes.
+    `notices` collects query's one-line notice (semantic search configured but unavailable: lexical)."""
     from . import query as Q
 
     if max_items <= 0 or not prompt.strip():
@@ -204,6 +205,8 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     # agree on is among the first few, whatever the brief already showed.
     res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
                   project=project, budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT)
+    if res.get("notice") and notices is not None:
+        notices.append(res["notice"])
     if not res["items"]:
         return []
     semantic_on = bool((res.get("evidence") or {}).get("semantic"))
@@ -261,8 +264,9 @@ def compose(items: list[dict], capture_line: str | None, limit: int = MAX_CONTEX
 
 def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record: bool = True,
             mode: str | None = None, recall_on: bool | None = None) -> dict:
-    """What the hook adds for `prompt`: {"items", "capture", "text"}; also used by `eval --prompts`
-    (which asks with `recall_on=True` whatever the config says)."""
+    """What the hook adds for `prompt`: {"items", "capture", "text", "notice"}; also used by `eval
+    --prompts` (which asks with `recall_on=True` whatever the config says). `notice`: why recall ran
+    lexically although semantic search is configured ("" when it did not)."""
     from . import capture
 
     prompt = prompt[:MAX_PROMPT_CHARS]
@@ -270,6 +274,7 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     items: list[dict] = []
     found: list[dict] = []
     st = None
+    notices: list[str] = []
     cache_dir = str(cfg.cache_dir)
     on = cfg.prompt_recall if recall_on is None else recall_on
     want = cfg.prompt_recall_max_items if on else 0
@@ -281,7 +286,7 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
         try:
             # a correction looks for the note it contradicts even when recall is switched off
             found = recall(cfg, conn, prompt, set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
-                           mode=mode, project=project_of(cache_dir, st, cwd))
+                           mode=mode, project=project_of(cache_dir, st, cwd), notices=notices)
         finally:
             conn.close()
         items = found[:want]
@@ -292,4 +297,4 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     if record and st is not None and (items or st.get("new") or st.get("changed")):
         st["injected"] += [i["path"] for i in items if i["path"] not in st["injected"]]
         save_state(cache_dir, session_id, st)
-    return {"items": items, "capture": cap, "text": text}
+    return {"items": items, "capture": cap, "text": text, "notice": "; ".join(notices)}

@@ -118,7 +118,10 @@ def embedder(cfg):
         _threads()
         from .embedder import Embedder
 
-        d = models.resolve(name)
+        try:
+            d = models.resolve(name)
+        except models.ModelUnavailable as e:
+            raise SemanticUnavailable(str(e)) from None
         try:
             _EMBEDDERS[name] = Embedder(d)
         except models.FileProblem as e:

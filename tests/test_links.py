@@ -216,3 +216,29 @@ def test_inline_tags_found_as_the_tag_pattern_finds_them(text):
 def test_iter_wikilinks_edge_cases(text):
     want = [(m.start(), m.end(), bool(m.group(1)), m.group(2)) for m in L.WIKILINK_RE.finditer(text)]
     assert list(L.iter_wikilinks(text)) == want
+
+
+def test_generated_vault_with_an_excluded_folder_keeps_its_files_as_link_targets(tmp_path, cache_dir):
+    """Exclude the top folder that other notes link into most: its notes are no sources (their links
+    are gone, they are no notes of the graph) but every link into it still resolves exactly as the
+    generator's ground truth says."""
+    import sqlite3
+
+    vault = gen_vault(tmp_path / "v", 400, 7, "--dup-share", "0.05", "--md-link-share", "0.08")
+    gt = [json.loads(l) for l in (vault / ".groundtruth" / "links.jsonl").open(encoding="utf-8")]
+    top = lambda p: p.split("/", 1)[0] if "/" in p else None  # noqa: E731
+    into = Counter(top(r["target"]) for r in gt if r["target"] and top(r["target"]) and top(r["src"]) != top(r["target"]))
+    folder = into.most_common(1)[0][0]
+    conf = tmp_path / "exclude.yaml"
+    conf.write_text(f'exclude: [".trash", "Templates", "{folder}"]\n', encoding="utf-8")
+    r = run_cli("--vault", str(vault), "rebuild", env={"MEMORY_PLUGIN_CONFIG": str(conf)})
+    assert r.returncode == 0, r.stderr
+    kind = {"link": "link", "embed": "embed", "mdlink": "mdlink", "property": "frontmatter"}
+    conn = sqlite3.connect(cache_dir / "index.sqlite")
+    ours = Counter((s, kind[k], t if t else "?" + lp.lower())
+                   for s, k, lp, t in conn.execute("SELECT src, kind, linkpath, target FROM links"))
+    exp = Counter((r["src"], r["kind"], r["target"] if r["target"] else "?" + r["dangling_name"].lower())
+                  for r in gt if top(r["src"]) != folder)
+    assert not (exp - ours) and not (ours - exp), (list((exp - ours).items())[:5], list((ours - exp).items())[:5])
+    assert sum(n for (s, k, t), n in exp.items() if top(t) == folder) >= 5  # links into it, all resolved
+    assert not conn.execute("SELECT count(*) FROM notes WHERE path LIKE ?", (folder + "/%",)).fetchone()[0]

@@ -1,4 +1,4 @@
-"""The build pipeline: scan → parse → index → outputs, run by one driver; the index layer knows
+"""The build pipeline: scan → parse → index → outputs (and embed), run by one driver; the index layer knows
 nothing of outputs; graph outputs are rewritten only when the graph changed; commands that do not
 draw the graph never import networkx."""
 import json
@@ -38,10 +38,32 @@ print(sorted(m for m in sys.modules if m.startswith("memory_plugin") or m == "ne
     loaded = set(eval(r.stdout))
     assert "memory_plugin.index" in loaded
     for m in ("memory_plugin.outputs", "memory_plugin.graph", "memory_plugin.brief",
-              "memory_plugin.report", "memory_plugin.view", "memory_plugin.pipeline", "networkx"):
+              "memory_plugin.report", "memory_plugin.view", "memory_plugin.pipeline",
+              "memory_plugin.semantic", "memory_plugin.embedder", "networkx"):
         assert m not in loaded, m
     for f in GRAPH_FILES + ("brief.json", "outputs.json"):
         assert not (cache_dir / f).exists(), f
+
+
+def test_each_stage_imports_only_the_stages_before_it():
+    """scan reads no note (no parse module), parse knows nothing of the index, the index nothing
+    of outputs or embedding."""
+    code = """
+import importlib, sys
+out = {}
+for stage in ("scan", "notes", "index"):
+    before = set(sys.modules)
+    importlib.import_module("memory_plugin." + stage)
+    out[stage] = sorted(m for m in set(sys.modules) - before if m.startswith("memory_plugin."))
+print(out)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = eval(r.stdout)
+    assert "memory_plugin.notes" not in got["scan"] and "memory_plugin.links" not in got["scan"]
+    assert "memory_plugin.index" not in got["notes"]
+    later = {"memory_plugin.outputs", "memory_plugin.semantic", "memory_plugin.pipeline"}
+    assert not later & set(got["scan"] + got["notes"] + got["index"])
 
 
 def test_pipeline_rebuild_runs_every_stage(vault, cache_dir):

@@ -123,11 +123,12 @@ from pathlib import Path
 if sys.argv[1] == "python":
     del yaml.CSafeLoader  # PyYAML built without libyaml
 from memory_plugin import notes as N
+from memory_plugin.scan import walk_vault
 from memory_plugin.config import load_config
 out = {}
 for root in sys.argv[2:]:
     cfg = load_config(vault=root, cache_dir=Path(root).parent / "c")
-    files, _ = N.walk_vault(cfg.vault, cfg.exclude, [])
+    files, _ = walk_vault(cfg.vault, cfg.exclude, [])
     for rel, vf in sorted(files.items()):
         n = N.read_note(vf, cfg.values)
         out[root + "/" + rel] = [n.props, n.tags, n.aliases, n.type, n.summary, n.warnings, n.private]

@@ -372,3 +372,31 @@ def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encode
     I.rebuild(sem_cfg)
     conn = I.open_index(sem_cfg)
     assert S.calibration(conn) == pytest.approx((cal["mean"], cal["sd"]))
+
+
+@pytest.mark.parametrize("how", ["garbage", "absent"])
+def test_the_prompt_hook_answers_lexically_and_logs_when_the_model_cannot_load(sem_cfg, tmp_path, model_dir, how):
+    """UserPromptSubmit with prompt recall on, over an index embedded with the default model, whose
+    model files are then damaged or gone: exit 0, nothing or the valid JSON shape on stdout, the
+    reason logged in hooks.log and kept for the next brief (errors.json)."""
+    models = tmp_path / "models"
+    models.mkdir()
+    if how == "garbage":
+        shutil.move(str(_broken_model(tmp_path, model_dir, "garbage")), models / model_dir.name)
+    conf = tmp_path / "recall-on.yaml"
+    conf.write_text("prompt_recall: true\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(sem_cfg.vault), "MEMORY_PLUGIN_CACHE_DIR": str(sem_cfg.cache_dir),
+           "MEMORY_PLUGIN_MODELS_DIR": str(models), "MEMORY_PLUGIN_CONFIG": str(conf),
+           "MEMORY_PLUGIN_EMBEDDING_MODEL": "sentence-transformers/all-MiniLM-L6-v2"}
+    prompt = "a second writer gets database is locked errors with SQLite WAL: what is the busy_timeout fix?"
+    r = _hook("user-prompt-submit", {"session_id": "s1", "prompt": prompt, "cwd": str(sem_cfg.vault)}, env)
+    assert r.returncode == 0, r.stderr
+    if r.stdout.strip():
+        out = json.loads(r.stdout)
+        assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    log = (sem_cfg.cache_dir / "hooks.log").read_text(encoding="utf-8")
+    assert "user-prompt-submit" in log and "semantic search unavailable" in log
+    errors = json.loads((sem_cfg.cache_dir / "errors.json").read_text(encoding="utf-8"))
+    assert "semantic search unavailable" in json.dumps(errors)
+    if how == "absent":  # the installed package's copy is there to extract, but a hook never writes the model
+        assert list(models.iterdir()) == []

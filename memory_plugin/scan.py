@@ -1,0 +1,90 @@
+"""The scan stage: find a vault's files (notes, attachments, link targets under excluded folders)
+the way Obsidian sees them, without reading them. Parsing each note is the next stage (`notes`)."""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .paths import is_excluded
+
+
+@dataclass
+class VaultFile:
+    path: str
+    abspath: str
+    mtime_ns: int
+    size: int
+
+
+# The temp file fsutil.atomic_write writes next to a note (`.Title.md.k3j9x_2a.tmp`, mkstemp's 8
+# characters): one that a killed writer left behind is removed by the next sync.
+TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
+
+
+def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
+               skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
+               temps: list[str] | None = None) -> tuple[dict[str, VaultFile], list[str]]:
+    """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
+    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
+    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
+    they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
+    when it is given."""
+    notes: dict[str, VaultFile] = {}
+    attachments: list[str] = []
+    warnings = warnings if warnings is not None else []
+    root_real = os.path.realpath(root)
+    seen_dirs = {root_real}
+    skip_real = {os.path.realpath(d) for d in skip_dirs}
+    stack = [(str(root), "", False)]
+    while stack:
+        d, rel_d, in_excluded = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError as e:
+            warnings.append((rel_d or ".", "unreadable", f"folder cannot be read: {e.strerror}"))
+            continue
+        for e in entries:
+            rel = f"{rel_d}/{e.name}" if rel_d else e.name
+            if e.name.startswith("."):
+                if temps is not None and TEMP_RE.fullmatch(e.name):
+                    temps.append(e.path)
+                continue
+            excluded = in_excluded or is_excluded(rel, excludes)
+            if excluded and targets_only is None:
+                continue
+            try:
+                if e.is_symlink():
+                    real = os.path.realpath(e.path)
+                    if not (real == root_real or real.startswith(root_real + os.sep)):
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
+                        continue
+                    if os.path.isdir(real):
+                        if real in seen_dirs or root_real.startswith(real + os.sep):
+                            if not excluded:
+                                warnings.append((rel, "symlink", "symlink loop: skipped"))
+                            continue
+                if e.is_dir():
+                    real = os.path.realpath(e.path)
+                    if real in seen_dirs:
+                        if not excluded:
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        continue
+                    if real in skip_real:
+                        continue
+                    seen_dirs.add(real)
+                    stack.append((e.path, rel, excluded))
+                elif e.is_file():
+                    if excluded:
+                        targets_only.append(rel)
+                    elif e.name.lower().endswith(".md"):
+                        st = e.stat()
+                        notes[rel] = VaultFile(rel, e.path, st.st_mtime_ns, st.st_size)
+                    else:
+                        attachments.append(rel)
+            except OSError as err:
+                if not excluded:
+                    warnings.append((rel, "unreadable", f"cannot be read: {err.strerror}"))
+    return notes, attachments
