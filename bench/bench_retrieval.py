@@ -31,7 +31,7 @@ DEVDATA = Path(os.environ.get("MEMORY_PLUGIN_DEVDATA", "/tmp/i10rank-dev"))
 
 def sets() -> list[tuple[str, str, Path, Path | None]]:
     """(name, role, questions, vault or None when it names its own)."""
-    out = [("fixture", "regression", ROOT / "fixtures" / "eval" / "questions.yaml", None),
+    out = [("fixture", "regression", ROOT / "fixtures" / "eval" / "questions.yaml", ROOT / "fixtures" / "vault"),
            ("dendron", "report only", ROOT.parent / "shared" / "eval" / "dendron" / "questions.yaml",
             ROOT.parent / "shared" / "eval" / "dendron" / "vault")]
     for q in sorted((ROOT / "bench" / "eval").glob("*/questions.yaml")):
