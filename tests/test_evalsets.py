@@ -67,6 +67,21 @@ def test_held_out_sets_total_about_110_questions():
     assert total >= 100
 
 
+def _check_pair(p: dict, projects) -> None:
+    """One labelled pair's fields: a known category, `duplicate` agreeing with it, a reason, and a
+    `new` memory with a title, summary and memory type (and a project of its vault, if any)."""
+    assert p["category"] in CATEGORIES, p["id"]
+    assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
+    assert p["why"].strip(), p["id"]
+    if "new" in p:
+        new = p["new"]
+        assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
+        assert new["title"].strip() and new["summary"].strip(), p["id"]
+        assert new["type"] in MEMORY_TYPES, p["id"]
+        if "project" in new:
+            assert new["project"] in projects, p["id"]
+
+
 def test_duplicate_pairs_point_at_existing_notes():
     pairs = _load(EVAL / "duplicates.yaml")["pairs"]
     assert len(pairs) >= 60
@@ -78,16 +93,7 @@ def test_duplicate_pairs_point_at_existing_notes():
         for key in ("a", "b"):
             if key in p:
                 assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
-        assert p["category"] in CATEGORIES, p["id"]
-        assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
-        assert p["why"].strip(), p["id"]
-        if "new" in p:
-            new = p["new"]
-            assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
-            assert new["title"].strip() and new["summary"].strip(), p["id"]
-            assert new["type"] in MEMORY_TYPES, p["id"]
-            if "project" in new:
-                assert new["project"] in FIXTURE_PROJECTS, p["id"]
+        _check_pair(p, FIXTURE_PROJECTS)
 
 
 @pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
@@ -180,16 +186,7 @@ def test_dev_duplicate_pairs_format_and_minimums():
     for p in pairs:
         assert p["vault"] in {"devvault", "silverbullet", "logseq"}, p["id"]
         assert ("b" in p) != ("new" in p), p["id"]
-        assert p["category"] in CATEGORIES, p["id"]
-        assert p["duplicate"] is (p["category"] == "reworded-duplicate"), p["id"]
-        assert p["why"].strip(), p["id"]
-        if "new" in p:
-            new = p["new"]
-            assert set(new) <= {"title", "type", "project", "summary", "body"}, p["id"]
-            assert new["title"].strip() and new["summary"].strip(), p["id"]
-            assert new["type"] in MEMORY_TYPES, p["id"]
-            if "project" in new:
-                assert p["vault"] == "devvault" and new["project"] in DEVVAULT_PROJECTS, p["id"]
+        _check_pair(p, DEVVAULT_PROJECTS if p["vault"] == "devvault" else ())
     categories = [p["category"] for p in pairs]
     assert all(categories.count(c) >= 5 for c in CATEGORIES)
 
