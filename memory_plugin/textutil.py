@@ -92,10 +92,19 @@ def term_regex(w: str) -> re.Pattern:
 
 
 def contains_seq(hay: list[str], needle: list[str]) -> bool:
+    """Does `needle` occur in `hay` as a run of consecutive words? Jumps between the places where
+    its first word occurs (list.index), so a long prompt against hundreds of names stays cheap."""
     n = len(needle)
     if not n or n > len(hay):
         return False
-    return any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
+    first, last_start, i = needle[0], len(hay) - n, -1
+    while True:
+        try:
+            i = hay.index(first, i + 1, last_start + 1)
+        except ValueError:
+            return False
+        if hay[i:i + n] == needle:
+            return True
 
 
 # A fence line or an ATX heading line; every other line is skipped by the regex engine itself.

@@ -242,3 +242,13 @@ def test_generated_vault_with_an_excluded_folder_keeps_its_files_as_link_targets
     assert not (exp - ours) and not (ours - exp), (list((exp - ours).items())[:5], list((ours - exp).items())[:5])
     assert sum(n for (s, k, t), n in exp.items() if top(t) == folder) >= 5  # links into it, all resolved
     assert not conn.execute("SELECT count(*) FROM notes WHERE path LIKE ?", (folder + "/%",)).fetchone()[0]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from("a b c d".split()), max_size=12), st.lists(st.sampled_from("a b c".split()), max_size=4))
+def test_contains_seq_finds_a_run_of_words_exactly_where_a_scan_does(hay, needle):
+    from memory_plugin.textutil import contains_seq
+
+    n = len(needle)
+    want = bool(n) and n <= len(hay) and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
+    assert contains_seq(hay, needle) == want
