@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Lay out every public vault the dev and held-out sets use, from git snapshots already on disk
+(the `fetch` tool's mirrors, or any bare clones named owner+repo), at the commits the sets name.
+
+    python3 bench/lay_evaldata.py [--mirror /work/.mirror] [--out /work/evaldata] [--only NAME ...]
+
+Each vault goes to OUT/<set>/vault with the repository's licence beside it (OUT/<set>/LICENSE).
+`.obsidian/` is left out; non-markdown files are written empty where the set's README says so
+(links and embeds to them still resolve), or left out (logseq). A blob a snapshot lacks is written
+empty too. The vaults are not committed (bench/eval/README.md).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+# name: (mirror dir, commit, folders, strip the first folder, what to do with non-markdown files)
+SETS = {
+    "silverbullet": ("silverbulletmd+silverbullet", "754e8525b91fc11fe51f0b4b3e488aba0b027c2b", ["docs"], True, "keep"),
+    "logseq": ("logseq+docs", "08f855f24d66e4509b7ea808554c13b4649e6ee1", ["pages", "journals"], False, "drop"),
+    "til": ("jbranchaud+til", "453e9ed", [], False, "keep"),
+    "mkdocs-material": ("squidfunk+mkdocs-material", "5b36f2ac499a45905e246bc66bbee2858ef6556f", ["docs"], True, "empty"),
+    "tasks-docs": ("obsidian-tasks-group+obsidian-tasks", "cc0fce3c1326d18e2bdb7020eaf4c52e885da569", ["docs"], True, "empty"),
+    "foam-docs": ("foambubble+foam", "9f56a23523ff9eafc9cd770c731f9ee2dafb385f", ["docs"], True, "empty"),
+    "kepano-vault": ("kepano+kepano-obsidian", "473697347a0eaac790a6596229c741b3915f3b77", [], False, "empty"),
+}
+DROP = {"til": ("README.md", "CONTRIBUTING.md")}  # repository files that are no notes of the vault
+
+
+def git_dir(mirror: Path) -> Path:
+    return mirror / "repo" / ".git" if (mirror / "repo" / ".git").is_dir() else mirror / "repo"
+
+
+def lay(name: str, mirrors: Path, out: Path) -> str:
+    mirror, commit, folders, strip, other = SETS[name]
+    git = ["git", f"--git-dir={git_dir(mirrors / mirror)}"]
+    dest = out / name
+    tmp = out / f".{name}.part"
+    shutil.rmtree(tmp, ignore_errors=True)
+    (tmp / "vault").mkdir(parents=True)
+    listing = subprocess.run(git + ["ls-tree", "-r", "-z", commit, "--", *folders], capture_output=True, check=True)
+    files = missing = 0
+    for row in listing.stdout.split(b"\0"):
+        if not row:
+            continue
+        meta, path = row.split(b"\t", 1)
+        mode, kind, sha = meta.split()
+        rel = path.decode()
+        if kind != b"blob" or "/.obsidian/" in f"/{rel}":
+            continue
+        if strip:
+            rel = rel.split("/", 1)[1]
+        if rel in DROP.get(name, ()):
+            continue
+        markdown = rel.endswith(".md")
+        if not markdown and other == "drop":
+            continue
+        data = b""
+        if (markdown or other == "keep") and mode != b"120000":
+            blob = subprocess.run(git + ["cat-file", "blob", sha.decode()], capture_output=True)
+            data, missing = (blob.stdout, missing) if blob.returncode == 0 else (b"", missing + 1)
+        target = tmp / "vault" / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        files += 1
+    for lic in ("LICENSE.md", "LICENSE", "LICENSE.txt"):
+        r = subprocess.run(git + ["show", f"{commit}:{lic}"], capture_output=True)
+        if r.returncode == 0:
+            (tmp / "LICENSE").write_bytes(r.stdout)
+            break
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+    notes = sum(1 for _ in (dest / "vault").rglob("*.md"))
+    return f"{name}: {notes} notes, {files} files{f', {missing} blobs missing (written empty)' if missing else ''}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--out", type=Path, default=Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata")))
+    ap.add_argument("--only", nargs="*", choices=sorted(SETS))
+    a = ap.parse_args()
+    a.out.mkdir(parents=True, exist_ok=True)
+    for name in a.only or sorted(SETS):
+        if not (a.mirror / SETS[name][0]).is_dir():
+            print(f"{name}: no snapshot at {a.mirror / SETS[name][0]} (fetch github:{SETS[name][0].replace('+', '/')})")
+            continue
+        print(lay(name, a.mirror, a.out))
+
+
+if __name__ == "__main__":
+    main()
