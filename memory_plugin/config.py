@@ -117,9 +117,14 @@ def vault_id(vault: Path) -> str:
     return f"{slug[:40]}-{zlib.crc32(real.encode('utf-8', 'surrogateescape')):08x}"
 
 
-def default_cache_dir(vault: Path | None) -> Path:
+def cache_root() -> Path:
+    """memory-plugin's folder in the user's cache ($XDG_CACHE_HOME or ~/.cache): vaults' caches, models."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memory-plugin" / (vault_id(vault) if vault else "no-vault")
+    return Path(base) / "memory-plugin"
+
+
+def default_cache_dir(vault: Path | None) -> Path:
+    return cache_root() / (vault_id(vault) if vault else "no-vault")
 
 
 def _check(key: str, value: Any, source: str) -> Any:

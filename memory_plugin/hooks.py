@@ -31,11 +31,9 @@ def _emit_context(text: str) -> None:
 
 
 def _fallback_log_dir() -> str:
-    env = os.environ.get("MEMORY_PLUGIN_CACHE_DIR")
-    if env:
-        return env
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "memory-plugin")
+    from .config import cache_root
+
+    return os.environ.get("MEMORY_PLUGIN_CACHE_DIR") or str(cache_root())
 
 
 def log(cache_dir: str | None, hook: str, level: str, message: str) -> None:
@@ -308,8 +306,9 @@ def _brief_notes(cfg) -> int:
 
 def _embedding_on(cfg) -> bool:
     """Semantic search is configured and has run here once (its stamp): no numpy, no model."""
-    name = str(cfg.values.get("embedding_model") or "").strip().lower()
-    return name not in ("", "off", "none", "lexical") and os.path.exists(cfg.path("embed.stamp"))
+    from .models import is_off
+
+    return not is_off(str(cfg.values.get("embedding_model") or "")) and os.path.exists(cfg.path("embed.stamp"))
 
 
 def _record_touch(cache_dir: str, session_id, rel: str) -> None:
@@ -500,10 +499,10 @@ def worker(mode: str, *args: str) -> None:
 def _embed_in_background(cfg) -> None:
     """Embed what changed, when semantic search is on; quietly lexical when it is off or unavailable
     (status and doctor say why). One runner at a time: a second worker returns at once."""
-    name = str(cfg.values.get("embedding_model") or "").strip().lower()
-    if name in ("", "off", "none", "lexical"):
+    from . import models, semantic
+
+    if models.is_off(str(cfg.values.get("embedding_model") or "")):
         return
-    from . import semantic
 
     if semantic.mode(cfg)[0] != "semantic":
         return

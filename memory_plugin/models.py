@@ -66,8 +66,9 @@ def models_dir() -> Path:
     env = os.environ.get("MEMORY_PLUGIN_MODELS_DIR")
     if env:
         return Path(env).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memory-plugin" / "models"
+    from .config import cache_root
+
+    return cache_root() / "models"
 
 
 def cached_dir(name: str) -> Path:
