@@ -55,6 +55,20 @@ def context_of(r) -> str:
     "add to memory that the docs site builds with mkdocs-material",
     "heads up, the payments sandbox resets every night at midnight UTC",
     "The convention for env vars is APP_ prefixed, upper snake case.",
+    # labels, standing instructions, preferences and requests (revised on bench/dev/capture-dev4.yaml)
+    "Mental note: the worker image is built for arm64 too.",
+    "Worth remembering: the reindex job locks the search table.",
+    "Takeaway: the timeout came from the proxy, not the app.",
+    "Keep this in mind: session cookies expire after 12 hours.",
+    "Just so you're aware, we release on Mondays.",
+    "Whenever you add a migration, bump the schema version too.",
+    "In this repo we use tabs for Makefiles and spaces everywhere else.",
+    "Let's always use the shared retry helper for HTTP calls.",
+    "Let's make it a rule: no force pushes to release branches.",
+    "My preference is explicit imports over wildcards.",
+    "I like my test names to read as sentences.",
+    "Could you remember that the billing team owns the invoices table?",
+    "Update: the on-call rotation is biweekly now.",
 ])
 def test_capture_recognises_statements_to_keep(prompt):
     assert capture.kind(prompt) == "memory"
@@ -70,6 +84,13 @@ def test_capture_recognises_statements_to_keep(prompt):
     "It's Postgres 15, not 13.",
     "That changed: logs are shipped by Vector, not Fluentd.",
     "you're wrong about the port, it's 5433 on dev",
+    "That isn't right; the cache is Memcached, not Redis.",
+    "That's no longer the case: tests run on Buildkite now.",
+    "Small correction: retries back off exponentially, not linearly.",
+    "Wait, that's not how we do it - we use Flyway for migrations.",
+    "You've got it backwards: reads go to the replica, writes to the primary.",
+    "Not anymore - we moved the docs off Netlify.",
+    "That used to be true, but now the API is versioned by header.",
 ])
 def test_capture_recognises_corrections(prompt):
     assert capture.kind(prompt) == "correction"
@@ -95,6 +116,16 @@ def test_capture_recognises_corrections(prompt):
     "remember the user's choice in local storage",
     "Remember we need to update the docs after this.",
     "wait til the build finishes before you run the e2e tests",
+    "That's wrong, try again.",
+    "Whenever you're ready, run the migration.",
+    "Let's stick with this name for now.",
+    "Let's go with the second approach.",
+    "Update: still seeing the flaky test on CI.",
+    "That used to work, but now it throws on import.",
+    "My preference would be the shorter version, but either works.",
+    "Important: the build is failing on main right now.",
+    "Can you remind me what the staging URL is?",
+    "Can you remember that bug from last week?",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
