@@ -273,10 +273,12 @@ def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
     from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     ok = ITEM_RULE["semantic_min"] + 0.1
+    w = ITEM_RULE["word_rank"]
     agreed = _item("a.md", semantic=(1, ok), lexical=(1, 20.0), forms=(2, 18.0))
     assert confident(agreed, [agreed], semantic_on=True)
     assert confident(_item("a.md", semantic=(1, ok), names=(1, 1.0)), [], semantic_on=True)
-    assert not confident(_item("b.md", semantic=(1, ok), lexical=(3, 20.0)), [], semantic_on=True)  # words disagree
+    assert confident(_item("a.md", semantic=(1, ok), forms=(w, 9.0)), [], semantic_on=True)  # words: within word_rank
+    assert not confident(_item("b.md", semantic=(1, ok), lexical=(w + 1, 20.0)), [], semantic_on=True)  # words disagree
     assert not confident(_item("c.md", semantic=(2, ok + 0.2), lexical=(1, 20.0)), [], semantic_on=True)  # meaning disagrees
     assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
                          semantic_on=True)  # agreed, but not close enough in meaning
@@ -287,14 +289,48 @@ def test_item_rule_lexical_needs_the_first_note_to_stand_out():
     from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     m = ITEM_RULE["lexical_margin"]
+    ev = {"cover": ITEM_RULE["lexical_cover"] + 0.05}
     top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
     near = _item("b.md", lexical=(2, 20.0 / (m + 0.2)), forms=(2, 10.0))
     close = _item("c.md", lexical=(2, 20.0 / (m - 0.1)), forms=(2, 10.0))
-    assert confident(top, [top, near], semantic_on=False)
-    assert not confident(top, [top, close], semantic_on=False)
-    assert not confident(near, [top, near], semantic_on=False)
+    assert confident(top, [top, near], semantic_on=False, evidence=ev)
+    assert not confident(top, [top, close], semantic_on=False, evidence=ev)
+    assert not confident(near, [top, near], semantic_on=False, evidence=ev)
     forms_second = _item("d.md", lexical=(1, 20.0), forms=(2, 19.0))
-    assert not confident(forms_second, [forms_second], semantic_on=False)
+    assert not confident(forms_second, [forms_second], semantic_on=False, evidence=ev)
+    # the best BM25 note must hold lexical_cover of the prompt's idf mass (query's `cover`)
+    thin = {"cover": ITEM_RULE["lexical_cover"] - 0.05}
+    assert not confident(top, [top, near], semantic_on=False, evidence=thin)
+    assert not confident(top, [top, near], semantic_on=False)  # no evidence: not confident
+
+
+def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monkeypatch):
+    # a chunk of a long note can match an ordinary prompt; the note's title + summary must match it too
+    import numpy as np
+
+    from memory_plugin import prompt_hook, semantic
+    from memory_plugin.prompt_hook import ITEM_RULE
+
+    seen = []
+
+    def fake_embed(cfg, texts, cos=None):
+        seen.append(list(texts))
+        c = fake_embed.cos
+        return np.array([[1.0, 0.0], [c, (1 - c * c) ** 0.5]], dtype=np.float32)
+
+    monkeypatch.setattr(semantic, "embed", fake_embed)
+    item = {"path": "a.md", "title": "Sidebar", "summary": "Open the right sidebar with t r."}
+    fake_embed.cos = ITEM_RULE["describe_min"] + 0.02
+    assert prompt_hook.described(None, "open the right sidebar", item)
+    assert seen[-1] == ["open the right sidebar", "Sidebar. Open the right sidebar with t r."]
+    fake_embed.cos = ITEM_RULE["describe_min"] - 0.02
+    assert not prompt_hook.described(None, "write a curl command", item)
+
+    def broken(cfg, texts):
+        raise semantic.SemanticUnavailable("no model")
+
+    monkeypatch.setattr(semantic, "embed", broken)
+    assert not prompt_hook.described(None, "open the right sidebar", item)  # no model: no item
 
 
 def test_item_rule_shared_words_must_be_specific():
