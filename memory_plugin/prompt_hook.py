@@ -175,14 +175,16 @@ def agreed(item: dict, items: list[dict], semantic_on: bool, evidence: dict | No
 
 def described(cfg, prompt: str, item: dict) -> bool:
     """Semantic on: is the note's own description (title + one-line summary) close to the prompt
-    (cosine >= ITEM_RULE["describe_min"])? One short embedding, only for a note that passed the rest."""
+    (cosine >= ITEM_RULE["describe_min"])? One short embedding (the prompt's vector is the search's),
+    only for a note that passed the rest."""
     from . import semantic
 
     try:
-        v = semantic.embed(cfg, [prompt, f"{item.get('title') or ''}. {item.get('summary') or ''}"])
+        q = semantic.query_vector(cfg, prompt)
+        d = semantic.embed(cfg, [f"{item.get('title') or ''}. {item.get('summary') or ''}"])[0]
     except Exception:  # noqa: BLE001 - no model after all: no item, as when the rule is not confident
         return False
-    return float(v[0] @ v[1]) >= ITEM_RULE["describe_min"]
+    return float(q @ d) >= ITEM_RULE["describe_min"]
 
 
 def specific(words, idf: dict[str, tuple[float, int]], unique: float, semantic_on: bool = True) -> bool:

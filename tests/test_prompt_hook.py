@@ -313,16 +313,19 @@ def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monk
 
     seen = []
 
-    def fake_embed(cfg, texts, cos=None):
+    def fake_embed(cfg, texts):
         seen.append(list(texts))
         c = fake_embed.cos
-        return np.array([[1.0, 0.0], [c, (1 - c * c) ** 0.5]], dtype=np.float32)
+        return np.array([[c, (1 - c * c) ** 0.5]] * len(texts), dtype=np.float32)
 
     monkeypatch.setattr(semantic, "embed", fake_embed)
+    monkeypatch.setattr(semantic, "_LAST_QUERY", {"open the right sidebar": np.array([1.0, 0.0], dtype=np.float32),
+                                                  "write a curl command": np.array([1.0, 0.0], dtype=np.float32)})
     item = {"path": "a.md", "title": "Sidebar", "summary": "Open the right sidebar with t r."}
     fake_embed.cos = ITEM_RULE["describe_min"] + 0.02
     assert prompt_hook.described(None, "open the right sidebar", item)
-    assert seen[-1] == ["open the right sidebar", "Sidebar. Open the right sidebar with t r."]
+    # the prompt's vector is the search's: only the description is embedded
+    assert seen[-1] == ["Sidebar. Open the right sidebar with t r."]
     fake_embed.cos = ITEM_RULE["describe_min"] - 0.02
     assert not prompt_hook.described(None, "write a curl command", item)
 
