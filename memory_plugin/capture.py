@@ -119,13 +119,15 @@ RULES: list[tuple[str, tuple[str, ...], str]] = [
     ("memory", ("always", "never"), r"make\s+sure\s+(?:you\s+|we\s+|to\s+)?(?:always|never)\b"),
     ("memory", ("always", "never"), r"i\s+(?:always|never)\s+(?:use|want|write|run|prefer|like)\b"),
     ("memory", ("prefer",), r"(?:i|we)\s+(?:always\s+)?prefer\s+(?!the\s+(?:first|second|third|last|other|former|latter|new|old)\b|this\b|that\b|it\b|option\b|yours\b|to\s+wait\b)"),
-    ("memory", ("like", "prefer"), r"i\s+(?:like|prefer)\s+(?:my|our|all)\s+\w+"),
+    ("memory", ("like", "prefer"), r"i\s+(?:like|prefer)\s+(?:my|our|all)\s+[\w-]+(?:\s+[\w-]+){0,2}\s+"
+     r"(?:to|in|as|with|without|on|under|kept|written|formatted|sorted)\b"),
     ("memory", ("preference",), r"(?:my|our|the\s+team's)\s+preference\s+(?:is\b|[:-])"),
     ("memory", ("rather",), r"i'd\s+rather\s+(?:you|we)\s+(?!didn't\b|not\b|wait\b)"),
     ("memory", ("team",), r"(?:our|the)\s+team\s+(?:uses|prefers|follows|owns|works\s+with)\b"),
     ("memory", ("whenever", "time", "anytime"),
      r"(?:whenever|any\s*time|every\s+time|each\s+time)\s+(?:you|we)\s+(?!(?:are|can|get|have|want|need)\b)[a-z]+\b[^,;.!?]{0,60},\s*"
-     r"(?:please\s+)?(?:always\s+|also\s+)?[a-z]+"),
+     r"(?:please\s+)?(?:always\s+|also\s+)?(?:" + _STD_VERBS + r"|update|regenerate|rebuild|add|check|ping|notify|tell|ask|"
+     r"make|mention|clear|restart)\b"),
     ("memory", ("project", "repo", "repository", "codebase", "company"),
      r"(?:in|for|across)\s+(?:this|our|the\s+whole)\s+(?:project|repo|repository|codebase|company)\s*,?\s+we\s+"
      r"(?:always\s+|never\s+|only\s+)?(?:use|prefer|keep|put|name|write|run|follow|don't|do\s+not)\b"),

@@ -126,6 +126,8 @@ def test_capture_recognises_corrections(prompt):
     "Important: the build is failing on main right now.",
     "Can you remind me what the staging URL is?",
     "Can you remember that bug from last week?",
+    "I like my version better than the last one.",
+    "Whenever you run the tests, it fails on import.",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
