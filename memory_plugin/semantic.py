@@ -380,6 +380,15 @@ def calibration(conn: sqlite3.Connection) -> tuple[float, float]:
 
 # ---------------------------------------------------------------- search
 
+_LAST_QUERY: dict = {}  # the last searched text -> its vector (one entry)
+
+
+def query_vector(cfg, text: str):
+    """The vector of `text`: the last search's, when it searched this text, else encoded now."""
+    v = _LAST_QUERY.get(text)
+    return v if v is not None else embed(cfg, [text])[0]
+
+
 def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | None = None) -> list[SemHit]:
     """Exact cosine over the stored vectors; one hit per note (its best chunk), best first.
     `stats`, when given, gets "notes": how many notes the search covered (those with current
@@ -406,6 +415,8 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | 
     if not rows or not text.strip():
         return []
     q = enc.encode([text])[0]
+    _LAST_QUERY.clear()
+    _LAST_QUERY[text] = q  # the prompt hook compares the same prompt with one note's description
     scores = mat @ q
     hits: list[SemHit] = []
     seen: set[str] = set()
