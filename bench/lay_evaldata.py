@@ -26,8 +26,10 @@ SETS = {
     "tasks-docs": ("obsidian-tasks-group+obsidian-tasks", "cc0fce3c1326d18e2bdb7020eaf4c52e885da569", ["docs"], True, "empty"),
     "foam-docs": ("foambubble+foam", "9f56a23523ff9eafc9cd770c731f9ee2dafb385f", ["docs"], True, "empty"),
     "kepano-vault": ("kepano+kepano-obsidian", "473697347a0eaac790a6596229c741b3915f3b77", [], False, "empty"),
+    "interlock-kb": ("interlock-network+knowledgebase-public", "de783667e9349637832a51de8d142766805f823e", [], False, "keep"),
+    "quartz-docs": ("LesleyLai+digital-garden", "6581960271f74bd75e29b66217fe0e23999577d2", ["docs"], True, "empty"),
 }
-DROP = {"til": ("README.md", "CONTRIBUTING.md")}  # repository files that are no notes of the vault
+DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore")}  # repository files that are no notes of the vault
 
 
 def git_dir(mirror: Path) -> Path:
