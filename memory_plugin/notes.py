@@ -9,7 +9,9 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 from . import links as L
 from .privacy import head_says_private

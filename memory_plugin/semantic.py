@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Callable, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Callable
 
 from . import models
 from .errors import MemoryPluginError
@@ -35,11 +39,10 @@ class SemanticUnavailable(MemoryPluginError):
         self.expected = expected
 
 
-class SemHit(NamedTuple):
-    path: str
-    score: float     # cosine of the question and the note's best chunk
-    heading: str     # that chunk's heading path ("" before the first heading)
-    snippet: str     # the start of that chunk's text
+# path; score: cosine of the question and the note's best chunk; heading: that chunk's heading path
+# ("" before the first heading); snippet: the start of that chunk's text. (collections, not
+# typing.NamedTuple: the same tuple, without importing typing on the hooks' path.)
+SemHit = namedtuple("SemHit", "path score heading snippet")
 
 
 # ---------------------------------------------------------------- mode
