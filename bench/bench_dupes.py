@@ -247,7 +247,10 @@ def main() -> None:
         commit = os.popen(f"git -C {ROOT} rev-parse --short HEAD").read().strip()
         write_section(a.section, "## Duplicate judge (issue 12)\n\n"
                                  f"Machine: {machine()}; load {load_avg()}; commit {commit}\n\n"
-                                 f"Command: `.venv/bin/python bench/bench_dupes.py --mode {a.mode} --write`\n\n"
+                                 f"Command: `.venv/bin/python bench/bench_dupes.py --mode {a.mode}"
+                                 + (f" --pairs {rel}" if str(rel) != "bench/eval/duplicates.yaml" else "")
+                                 + (f" --section {a.section}" if a.section != "duplicates" else "")
+                                 + " --write`\n\n"
                       + text)
 
 

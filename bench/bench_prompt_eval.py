@@ -14,6 +14,7 @@ from common import EXE, ROOT, machine, publish
 
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
         ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
+        ("bench/eval/capture-test-2.yaml", "second blind test set for capture (session 4), reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
         ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it"),
         ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised"),

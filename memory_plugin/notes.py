@@ -169,10 +169,24 @@ def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
     """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
     characters are read, as callers keep a title or a summary of a few hundred."""
     s = s[:limit]
-    s = MD_STRIP_RE.sub(lambda m: (m.group(2) or m.group(1).split("#")[0]).strip(), s)
-    s = MDLINK_TEXT_RE.sub(lambda m: m.group(1), s)
-    s = EMPH_RE.sub(_emph, s)
-    return re.sub(r"\s+", " ", s).strip()
+    if "[" in s:  # each pattern starts at a character most text lacks: look for it first
+        s = MD_STRIP_RE.sub(_wikilink_text, s)
+        s = MDLINK_TEXT_RE.sub(_group1, s)
+    if _EMPH_CHARS.search(s):
+        s = EMPH_RE.sub(_emph, s)
+    return _SPACES_RE.sub(" ", s).strip()
+
+
+_EMPH_CHARS = re.compile(r"[*_~=]")
+_SPACES_RE = re.compile(r"\s+")
+
+
+def _wikilink_text(m: re.Match) -> str:
+    return (m.group(2) or m.group(1).split("#")[0]).strip()
+
+
+def _group1(m: re.Match) -> str:
+    return m.group(1)
 
 
 def heading_text(line: str) -> str:
@@ -184,12 +198,28 @@ def heading_text(line: str) -> str:
     return t.strip(" \t")
 
 
+_QUOTE_MARKS_RE = re.compile(r"^(>\s*)+(\[![^\]]*\][+-]?\s*)?")
+_LIST_MARK_RE = re.compile(r"^([-*+]|\d+[.)])\s+(\[.\]\s+)?")
+
+
+def _lines(text: str, limit: int) -> Iterator[str]:
+    """The first `limit` lines of `text`, one at a time (a split would cut up the whole body)."""
+    pos, n = 0, len(text)
+    while pos < n and limit > 0:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            yield text[pos:]
+            return
+        yield text[pos:nl]
+        pos = nl + 1
+        limit -= 1
+
+
 def first_paragraph(masked_body: str) -> str:
     para: list[str] = []
     size = 0
     # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
-    lines = masked_body.lstrip().split("\n", FIRST_PARAGRAPH_LINES)[:FIRST_PARAGRAPH_LINES]
-    for line in lines:
+    for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
         if size > PLAIN_MAX:
             break
         s = line.strip()
@@ -205,8 +235,10 @@ def first_paragraph(masked_body: str) -> str:
             if para:
                 break
             continue
-        s = re.sub(r"^(>\s*)+(\[![^\]]*\][+-]?\s*)?", "", s)
-        s = re.sub(r"^([-*+]|\d+[.)])\s+(\[.\]\s+)?", "", s)
+        if s[0] == ">":
+            s = _QUOTE_MARKS_RE.sub("", s)
+        if s and (s[0] in "-*+" or s[0].isdigit()):
+            s = _LIST_MARK_RE.sub("", s)
         if s:
             para.append(s)
             size += len(s) + 1

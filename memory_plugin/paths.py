@@ -3,20 +3,33 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
+from typing import Callable
 
 
 def is_excluded(rel: str, excludes: list[str]) -> bool:
     """Dot-folders and dot-files, and configured folders or glob patterns (vault-relative)."""
-    parts = rel.split("/")
-    if any(p.startswith(".") for p in parts):
-        return True
-    for ex in excludes:
-        ex = ex.strip("/")
-        if not ex:
-            continue
-        if rel == ex or rel.startswith(ex + "/") or fnmatch.fnmatch(rel, ex):
+    return excluder(excludes)(rel)
+
+
+def excluder(excludes: list[str]) -> Callable[[str], bool]:
+    """is_excluded for one list of excludes, with the patterns compiled once (the scan asks this
+    of every file in the vault)."""
+    pats = [ex.strip("/") for ex in excludes if ex.strip("/")]
+    prefixes = tuple(p + "/" for p in pats)
+    exact = frozenset(pats)
+    globs = [re.compile(fnmatch.translate(os.path.normcase(p))).match for p in pats if _GLOB_CHARS.search(p)]
+
+    def excluded(rel: str) -> bool:
+        if rel.startswith(".") or "/." in rel:
             return True
-    return False
+        if rel in exact or rel.startswith(prefixes):
+            return True
+        return any(g(os.path.normcase(rel)) for g in globs)
+    return excluded
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def vault_rel(vault: str | os.PathLike, path: str, excludes: list[str]) -> str | None:

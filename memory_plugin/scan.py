@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import is_excluded
+from .paths import excluder
 
 
 @dataclass
@@ -32,6 +32,7 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
     they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
     when it is given."""
     notes: dict[str, VaultFile] = {}
+    is_excluded = excluder(excludes)
     attachments: list[str] = []
     warnings = warnings if warnings is not None else []
     root_real = os.path.realpath(root)
@@ -51,7 +52,7 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
                 if temps is not None and TEMP_RE.fullmatch(e.name):
                     temps.append(e.path)
                 continue
-            excluded = in_excluded or is_excluded(rel, excludes)
+            excluded = in_excluded or is_excluded(rel)
             if excluded and targets_only is None:
                 continue
             try:

@@ -509,6 +509,15 @@ def _load_vectors(cfg, tag: str, dim: int):
 
 # ---------------------------------------------------------------- search
 
+_LAST_QUERY: dict = {}  # the last searched text -> its vector (one entry)
+
+
+def query_vector(cfg, text: str):
+    """The vector of `text`: the last search's, when it searched this text, else encoded now."""
+    v = _LAST_QUERY.get(text)
+    return v if v is not None else embed(cfg, [text])[0]
+
+
 def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | None = None) -> list[SemHit]:
     """Exact cosine over the stored vectors; one hit per note (its best chunk), best first.
     `stats`, when given, gets "notes": how many notes the search covered (those with current
@@ -535,6 +544,8 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | 
     if not paths or not text.strip():
         return []
     q = enc.encode([text])[0]
+    _LAST_QUERY.clear()
+    _LAST_QUERY[text] = q  # the prompt hook compares the same prompt with one note's description
     scores = mat @ q if sel is None else (mat @ q)[sel]
     best: list[tuple[int, float]] = []  # (row, score) of each note's best chunk
     seen: set[str] = set()

@@ -22,7 +22,7 @@ FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 DENDRON_VAULT = ROOT.parent / "shared" / "eval" / "dendron" / "vault"
 QUESTION_KINDS = {"paraphrase", "keyword", "alias", "bridge", "negative"}
 PROMPT_KINDS = {"answerable", "negative", "ordinary", "capture", "near-miss"}
-MEMORY_TYPES = {"decision", "pitfall", "pattern", "learning", "convention"}
+MEMORY_TYPES = {"decision", "pitfall", "pattern", "learning", "convention", "note"}  # remember --type
 FIXTURE_PROJECTS = {"atlas", "beacon", "memory-plugin"}
 CATEGORIES = {"reworded-duplicate", "same-topic", "similar-title", "unrelated"}
 
@@ -82,8 +82,9 @@ def _check_pair(p: dict, projects) -> None:
             assert new["project"] in projects, p["id"]
 
 
-def test_duplicate_pairs_point_at_existing_notes():
-    pairs = _load(EVAL / "duplicates.yaml")["pairs"]
+@pytest.mark.parametrize("name", ["duplicates.yaml", "duplicates-2.yaml"])
+def test_duplicate_pairs_point_at_existing_notes(name):
+    pairs = _load(EVAL / name)["pairs"]
     assert len(pairs) >= 60
     ids = [p["id"] for p in pairs]
     assert len(ids) == len(set(ids)), "duplicate ids"
@@ -96,7 +97,7 @@ def test_duplicate_pairs_point_at_existing_notes():
         _check_pair(p, FIXTURE_PROJECTS)
 
 
-@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml",
+@pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml", "capture-test-2.yaml",
                                   "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
@@ -203,8 +204,9 @@ def test_dev_duplicate_pairs_point_at_existing_notes():
                 assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
 
 
-def test_capture_test_set_minimums():
-    prompts = _load(EVAL / "capture-test.yaml")["prompts"]
+@pytest.mark.parametrize("name", ["capture-test.yaml", "capture-test-2.yaml"])
+def test_capture_test_set_minimums(name):
+    prompts = _load(EVAL / name)["prompts"]
     kinds = [p["kind"] for p in prompts]
     assert set(kinds) == {"capture", "near-miss", "ordinary"}
     captures = [p for p in prompts if p["kind"] == "capture"]

@@ -252,3 +252,23 @@ def test_contains_seq_finds_a_run_of_words_exactly_where_a_scan_does(hay, needle
     n = len(needle)
     want = bool(n) and n <= len(hay) and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
     assert contains_seq(hay, needle) == want
+
+
+_PATH_PART = st.sampled_from(["a", ".b", "Templates", "notes", "draft-1.md", "x.md", "[x].md", "Daily", "c.d"])
+
+
+@given(st.lists(_PATH_PART, min_size=1, max_size=4),
+       st.lists(st.sampled_from([".trash", "Templates", "/notes/", "notes/draft-*", "*/Templates", "*.md",
+                                 "[x].md", "Daily/*.md", "", "/"]), max_size=3))
+def test_compiled_excludes_decide_as_the_plain_rule(parts, excludes):
+    """paths.excluder (patterns compiled once for the scan) against the rule written out: a dot
+    part, an exclude equal to the path or a folder above it, or an fnmatch glob."""
+    import fnmatch
+
+    from memory_plugin.paths import excluder
+
+    rel = "/".join(parts)
+    pats = [e.strip("/") for e in excludes if e.strip("/")]
+    want = any(p.startswith(".") for p in parts) or any(
+        rel == e or rel.startswith(e + "/") or fnmatch.fnmatch(rel, e) for e in pats)
+    assert excluder(excludes)(rel) == want

@@ -55,6 +55,20 @@ def context_of(r) -> str:
     "add to memory that the docs site builds with mkdocs-material",
     "heads up, the payments sandbox resets every night at midnight UTC",
     "The convention for env vars is APP_ prefixed, upper snake case.",
+    # labels, standing instructions, preferences and requests (revised on bench/dev/capture-dev4.yaml)
+    "Mental note: the worker image is built for arm64 too.",
+    "Worth remembering: the reindex job locks the search table.",
+    "Takeaway: the timeout came from the proxy, not the app.",
+    "Keep this in mind: session cookies expire after 12 hours.",
+    "Just so you're aware, we release on Mondays.",
+    "Whenever you add a migration, bump the schema version too.",
+    "In this repo we use tabs for Makefiles and spaces everywhere else.",
+    "Let's always use the shared retry helper for HTTP calls.",
+    "Let's make it a rule: no force pushes to release branches.",
+    "My preference is explicit imports over wildcards.",
+    "I like my test names to read as sentences.",
+    "Could you remember that the billing team owns the invoices table?",
+    "Update: the on-call rotation is biweekly now.",
 ])
 def test_capture_recognises_statements_to_keep(prompt):
     assert capture.kind(prompt) == "memory"
@@ -70,6 +84,13 @@ def test_capture_recognises_statements_to_keep(prompt):
     "It's Postgres 15, not 13.",
     "That changed: logs are shipped by Vector, not Fluentd.",
     "you're wrong about the port, it's 5433 on dev",
+    "That isn't right; the cache is Memcached, not Redis.",
+    "That's no longer the case: tests run on Buildkite now.",
+    "Small correction: retries back off exponentially, not linearly.",
+    "Wait, that's not how we do it - we use Flyway for migrations.",
+    "You've got it backwards: reads go to the replica, writes to the primary.",
+    "Not anymore - we moved the docs off Netlify.",
+    "That used to be true, but now the API is versioned by header.",
 ])
 def test_capture_recognises_corrections(prompt):
     assert capture.kind(prompt) == "correction"
@@ -95,6 +116,18 @@ def test_capture_recognises_corrections(prompt):
     "remember the user's choice in local storage",
     "Remember we need to update the docs after this.",
     "wait til the build finishes before you run the e2e tests",
+    "That's wrong, try again.",
+    "Whenever you're ready, run the migration.",
+    "Let's stick with this name for now.",
+    "Let's go with the second approach.",
+    "Update: still seeing the flaky test on CI.",
+    "That used to work, but now it throws on import.",
+    "My preference would be the shorter version, but either works.",
+    "Important: the build is failing on main right now.",
+    "Can you remind me what the staging URL is?",
+    "Can you remember that bug from last week?",
+    "I like my version better than the last one.",
+    "Whenever you run the tests, it fails on import.",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
@@ -242,10 +275,12 @@ def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
     from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     ok = ITEM_RULE["semantic_min"] + 0.1
+    w = ITEM_RULE["word_rank"]
     agreed = _item("a.md", semantic=(1, ok), lexical=(1, 20.0), forms=(2, 18.0))
     assert confident(agreed, [agreed], semantic_on=True)
     assert confident(_item("a.md", semantic=(1, ok), names=(1, 1.0)), [], semantic_on=True)
-    assert not confident(_item("b.md", semantic=(1, ok), lexical=(3, 20.0)), [], semantic_on=True)  # words disagree
+    assert confident(_item("a.md", semantic=(1, ok), forms=(w, 9.0)), [], semantic_on=True)  # words: within word_rank
+    assert not confident(_item("b.md", semantic=(1, ok), lexical=(w + 1, 20.0)), [], semantic_on=True)  # words disagree
     assert not confident(_item("c.md", semantic=(2, ok + 0.2), lexical=(1, 20.0)), [], semantic_on=True)  # meaning disagrees
     assert not confident(_item("d.md", semantic=(1, ITEM_RULE["semantic_min"] - 0.01), lexical=(1, 9.0)), [],
                          semantic_on=True)  # agreed, but not close enough in meaning
@@ -256,14 +291,51 @@ def test_item_rule_lexical_needs_the_first_note_to_stand_out():
     from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
 
     m = ITEM_RULE["lexical_margin"]
+    ev = {"cover": ITEM_RULE["lexical_cover"] + 0.05}
     top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
     near = _item("b.md", lexical=(2, 20.0 / (m + 0.2)), forms=(2, 10.0))
     close = _item("c.md", lexical=(2, 20.0 / (m - 0.1)), forms=(2, 10.0))
-    assert confident(top, [top, near], semantic_on=False)
-    assert not confident(top, [top, close], semantic_on=False)
-    assert not confident(near, [top, near], semantic_on=False)
+    assert confident(top, [top, near], semantic_on=False, evidence=ev)
+    assert not confident(top, [top, close], semantic_on=False, evidence=ev)
+    assert not confident(near, [top, near], semantic_on=False, evidence=ev)
     forms_second = _item("d.md", lexical=(1, 20.0), forms=(2, 19.0))
-    assert not confident(forms_second, [forms_second], semantic_on=False)
+    assert not confident(forms_second, [forms_second], semantic_on=False, evidence=ev)
+    # the best BM25 note must hold lexical_cover of the prompt's idf mass (query's `cover`)
+    thin = {"cover": ITEM_RULE["lexical_cover"] - 0.05}
+    assert not confident(top, [top, near], semantic_on=False, evidence=thin)
+    assert not confident(top, [top, near], semantic_on=False)  # no evidence: not confident
+
+
+def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monkeypatch):
+    # a chunk of a long note can match an ordinary prompt; the note's title + summary must match it too
+    import numpy as np
+
+    from memory_plugin import prompt_hook, semantic
+    from memory_plugin.prompt_hook import ITEM_RULE
+
+    seen = []
+
+    def fake_embed(cfg, texts):
+        seen.append(list(texts))
+        c = fake_embed.cos
+        return np.array([[c, (1 - c * c) ** 0.5]] * len(texts), dtype=np.float32)
+
+    monkeypatch.setattr(semantic, "embed", fake_embed)
+    monkeypatch.setattr(semantic, "_LAST_QUERY", {"open the right sidebar": np.array([1.0, 0.0], dtype=np.float32),
+                                                  "write a curl command": np.array([1.0, 0.0], dtype=np.float32)})
+    item = {"path": "a.md", "title": "Sidebar", "summary": "Open the right sidebar with t r."}
+    fake_embed.cos = ITEM_RULE["describe_min"] + 0.02
+    assert prompt_hook.described(None, "open the right sidebar", item)
+    # the prompt's vector is the search's: only the description is embedded
+    assert seen[-1] == ["Sidebar. Open the right sidebar with t r."]
+    fake_embed.cos = ITEM_RULE["describe_min"] - 0.02
+    assert not prompt_hook.described(None, "write a curl command", item)
+
+    def broken(cfg, texts):
+        raise semantic.SemanticUnavailable("no model")
+
+    monkeypatch.setattr(semantic, "embed", broken)
+    assert not prompt_hook.described(None, "open the right sidebar", item)  # no model: no item
 
 
 def test_item_rule_shared_words_must_be_specific():

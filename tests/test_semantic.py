@@ -208,6 +208,17 @@ def test_a_stored_vector_size_that_differs_from_the_model_falls_back_with_the_fi
     assert S.search(sem_cfg, conn, "database is locked")[0].path == "Pitfalls/SQLite WAL needs busy_timeout.md"
 
 
+def test_query_vector_reuses_the_last_search_and_encodes_other_texts(sem_cfg):
+    conn = I.open_index(sem_cfg)
+    S.search(sem_cfg, conn, "a second writer gets database is locked errors", k=5)
+    conn.close()
+    v = S.query_vector(sem_cfg, "a second writer gets database is locked errors")
+    assert v is S._LAST_QUERY["a second writer gets database is locked errors"]  # not encoded again
+    assert np.allclose(v, S.embed(sem_cfg, ["a second writer gets database is locked errors"])[0], atol=1e-5)
+    other = S.query_vector(sem_cfg, "an unrelated sentence about gardening")
+    assert np.allclose(other, S.embed(sem_cfg, ["an unrelated sentence about gardening"])[0], atol=1e-5)
+
+
 def test_embed_returns_unit_rows(sem_cfg):
     v = S.embed(sem_cfg, ["one", "two three"])
     assert v.shape == (2, 384) and np.allclose(np.linalg.norm(v, axis=1), 1, atol=1e-6)
