@@ -170,6 +170,31 @@ def _read_file(path: Path) -> dict[str, Any]:
         return {}
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot be read ({e}): fix or remove it") from None
+    data = _parse_yaml(path, text)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of keys to values")
+    return data
+
+
+# Importing yaml costs every hook and command ~25 ms of CPU (its reader compiles a large regex):
+# what it made of the config file's text last time is kept as JSON, and used while the text is
+# the same. Only values that JSON gives back as they were (str, int, float, bool, None, lists,
+# mappings with string keys) are kept; a file with a date, say, is parsed by yaml each time.
+PARSED_CONFIG = "config-parsed.json"  # in cache_root()
+
+
+def _parse_yaml(path: Path, text: str):
+    import json
+
+    kept = cache_root() / PARSED_CONFIG
+    try:
+        last = json.loads(kept.read_text(encoding="utf-8"))
+        if isinstance(last, dict) and last.get("text") == text:
+            return last.get("data")
+    except (OSError, ValueError):
+        pass
     import yaml  # only when there is a file: the hooks pay for it only then
     try:
         data = yaml.safe_load(text)
@@ -177,11 +202,27 @@ def _read_file(path: Path) -> dict[str, Any]:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
         raise ConfigError(f"{path}: is not valid YAML{where}: fix it") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must be a mapping of keys to values")
+    if _json_exact(data):
+        from .fsutil import atomic_write
+
+        try:
+            atomic_write(kept, json.dumps({"text": text, "data": data}))
+        except OSError:  # no cache to write to: yaml again next time
+            pass
     return data
+
+
+def _json_exact(v) -> bool:
+    """Does a JSON round trip give `v` back exactly (types included)?"""
+    if v is None or isinstance(v, (str, bool, int)):
+        return True
+    if isinstance(v, float):
+        return v == v and v not in (float("inf"), float("-inf"))
+    if isinstance(v, list):
+        return all(_json_exact(x) for x in v)
+    if isinstance(v, dict):
+        return all(isinstance(k, str) and _json_exact(x) for k, x in v.items())
+    return False
 
 
 def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None,

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
+
+# tempfile is imported where a file is written: it costs every hook a few ms (shutil, random, bz2...)
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
@@ -24,6 +25,8 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -57,6 +60,8 @@ def atomic_stream(path: str | os.PathLike):
         os.umask(umask)
         mode = 0o666 & ~umask
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:

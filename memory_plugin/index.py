@@ -16,7 +16,9 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Callable, Iterable
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Callable, Iterable
 
 from . import links as L
 from . import textutil as T

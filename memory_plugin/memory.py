@@ -14,7 +14,9 @@ import os
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any, Iterable
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Any, Iterable
 
 from . import propedit, textutil
 from .config import Config

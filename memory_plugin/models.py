@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Callable
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Callable
 
 from .errors import MemoryPluginError
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import fnmatch
-import hashlib
 import json
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 from . import links as L
 from .privacy import head_says_private
@@ -286,6 +287,12 @@ class _Budget:
             raise _OverBudget(f"took longer than note_seconds ({self.seconds:g} s) to read, at {stage}: skipped")
 
 
+def content_hash(raw: bytes) -> str:
+    import hashlib  # here: loading OpenSSL costs every hook a few ms, and only indexing needs it
+
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
 def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
                read_private: bool = False) -> Note:
     """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
@@ -298,7 +305,7 @@ def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | No
     except _OverBudget as e:
         title = path.rsplit("/", 1)[-1][:-3]
         note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
-                    hash=hashlib.blake2b(raw, digest_size=16).hexdigest(), skipped=True)
+                    hash=content_hash(raw), skipped=True)
         note.private = head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"])
         note.warnings.append(str(e))
         return note
@@ -308,7 +315,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 size: int | None = None, read_private: bool = False) -> Note:
     title = path.rsplit("/", 1)[-1][:-3]
     note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
-                hash=hashlib.blake2b(raw, digest_size=16).hexdigest())
+                hash=content_hash(raw))
     # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
     if head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"]):
         note.private = True  # nothing it holds is kept: only its path, so that links to it resolve

@@ -4,7 +4,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from typing import Callable
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Callable
 
 
 def is_excluded(rel: str, excludes: list[str]) -> bool:

@@ -6,10 +6,12 @@ the line endings) stays byte-for-byte.
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import json
 import re
-from typing import Any
+
+TYPE_CHECKING = False  # typing and difflib are not imported on the hooks' paths (a few ms each)
+if TYPE_CHECKING:
+    from typing import Any
 
 _DELIM = re.compile(r"^---[ \t]*$")
 # Strings safe to write unquoted: a letter first, then letters, digits, spaces, - _ / and dots.
@@ -94,6 +96,8 @@ def set_props(text: str, changes: list[tuple[str, Any]]) -> str:
 
 
 def diff(path: str, old: str, new: str) -> str:
+    import difflib
+
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"a/{path}", tofile=f"b/{path}", n=1))
 

@@ -18,7 +18,6 @@ import os
 import re
 import sqlite3
 from pathlib import Path
-from typing import Any
 
 from . import retrieve as R
 from . import textutil as T

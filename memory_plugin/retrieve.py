@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -108,9 +107,9 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
     return out
 
 
-def _found_as(w: str, rx: re.Pattern, hay: str) -> str:
+def _found_as(w: str, rx: T.Term, hay: str) -> str:
     """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing)."""
-    if re.search(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])", hay):
+    if T.word_term(w).search(hay):
         return f"`{w}`"
     return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
 
@@ -147,7 +146,9 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
     if like:
         rows = conn.execute(
             "SELECT path, title, display_title, aliases FROM notes WHERE private = 0 AND skipped = 0 AND ("
-            + " OR ".join(["lower(title) LIKE ? OR lower(display_title) LIKE ? OR lower(aliases) LIKE ?"] * len(like))
+            # no lower(): LIKE already ignores ASCII case and, like SQLite's lower(), no other case,
+            # so the rows are the same; lower() made this scan 5x slower (a string per cell)
+            + " OR ".join(["title LIKE ? OR display_title LIKE ? OR aliases LIKE ?"] * len(like))
             + ") LIMIT 400", [f"%{w}%" for w in like for _ in range(3)]).fetchall()
         for path, title, dtitle, aliases in rows:
             for kind, name in [("title", title), ("title", dtitle)] + [("alias", a) for a in json.loads(aliases or "[]")]:

@@ -19,7 +19,11 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Callable, NamedTuple
+from collections import namedtuple
+
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Callable
 
 from . import models
 from .errors import MemoryPluginError
@@ -35,11 +39,10 @@ class SemanticUnavailable(MemoryPluginError):
         self.expected = expected
 
 
-class SemHit(NamedTuple):
-    path: str
-    score: float     # cosine of the question and the note's best chunk
-    heading: str     # that chunk's heading path ("" before the first heading)
-    snippet: str     # the start of that chunk's text
+# path; score: cosine of the question and the note's best chunk; heading: that chunk's heading path
+# ("" before the first heading); snippet: the start of that chunk's text. (collections, not
+# typing.NamedTuple: the same tuple, without importing typing on the hooks' path.)
+SemHit = namedtuple("SemHit", "path score heading snippet")
 
 
 # ---------------------------------------------------------------- mode
@@ -204,6 +207,7 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
         while True:
             conn = open_index(cfg)  # again each round: a rebuild may have swapped in a new generation
             try:
+                track_changes(conn)
                 if _get_meta(conn, "embedding_model") not in (None, mid) or (
                         dim is not None and _get_meta(conn, "embedding_dim") not in (None, str(dim))):
                     conn.execute("BEGIN IMMEDIATE")
@@ -226,6 +230,7 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
         try:
             if _needs_calibration(conn, mid):
                 calibrate(conn, encode, mid)
+            vectors(cfg, conn)  # written now, so the next search maps them instead of reading the table
         finally:
             conn.close()
         from .fsutil import atomic_write
@@ -311,13 +316,30 @@ CALIBRATION_DRIFT = 0.1      # re-measured when the embedded notes changed by mo
 
 
 def _matrix(conn: sqlite3.Connection, dim: int):
-    """(rows [(path, heading, start, end)], float32 matrix) of every current, public chunk vector."""
+    """(paths, rowids, float32 matrix) of every current, public chunk vector, in rowid order."""
     import numpy as np
 
-    rows = conn.execute("SELECT c.path, c.heading, c.start, c.end, c.vec FROM chunks c JOIN notes n"
-                        " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0").fetchall()
-    mat = np.frombuffer(b"".join(r[4] for r in rows), dtype=np.float32).reshape(len(rows), dim)
-    return [r[:4] for r in rows], mat
+    rows = conn.execute("SELECT c.path, c.rowid, c.vec FROM chunks c JOIN notes n"
+                        " ON n.path = c.path AND n.hash = c.note_hash WHERE n.private = 0 ORDER BY c.rowid").fetchall()
+    mat = np.frombuffer(b"".join([r[2] for r in rows]), dtype=np.float32).reshape(len(rows), dim)
+    return [r[0] for r in rows], [r[1] for r in rows], mat
+
+
+def _current(cfg, conn: sqlite3.Connection, dim: int):
+    """(paths, rowids, matrix, selected) of the current, public chunk vectors: from the vectors file
+    when it is current (`selected`: the positions of those rows in its matrix), else from the
+    table (`selected` None) when the table's changes are not counted."""
+    import numpy as np
+
+    got = vectors(cfg, conn, dim)
+    if got is None or got[0]["dim"] != dim:
+        return (*_matrix(conn, dim), None)
+    head, mat, rowids, pair_ix = got
+    now = dict(conn.execute("SELECT path, hash FROM notes WHERE private = 0"))
+    pairs = head["pairs"]
+    ok = np.array([now.get(p) == h for p, h in pairs], dtype=bool)
+    sel = np.flatnonzero(ok[pair_ix])
+    return [pairs[k][0] for k in pair_ix[sel].tolist()], rowids[sel].tolist(), mat, sel
 
 
 def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
@@ -342,8 +364,8 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
     import numpy as np
 
     dim = int(_get_meta(conn, "embedding_dim") or 0)
-    rows, mat = _matrix(conn, dim) if dim else ([], None)
-    paths = np.array([r[0] for r in rows])
+    paths, _, mat = _matrix(conn, dim) if dim else ([], [], None)
+    paths = np.array(paths)
     titles = conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"
                           " WHERE private = 0 AND skipped = 0").fetchall()
     have = set(paths.tolist())
@@ -378,6 +400,113 @@ def calibration(conn: sqlite3.Connection) -> tuple[float, float]:
     return CALIBRATION_DEFAULT
 
 
+# ---------------------------------------------------------------- the vectors file
+# A search compares the question with every stored vector. Reading them from the chunks table
+# (35k rows, 54 MB at 10k notes) took ~150 ms of CPU per search, most of a semantic query's own
+# work; the vectors file holds the same rows as one float32 matrix that a search maps in a few ms.
+# It is a copy of the whole table (stale rows included) tagged with the table's change count,
+# which triggers in the index bump on every insert, delete or update of a chunk row, whoever
+# writes it. A search uses the file only when its tag is the index's current generation and
+# count; it keeps, as the table query does, the rows whose note is public and has that hash now.
+# Otherwise it reads the table and writes the file again, once.
+VECTORS_FILE = "vectors.bin"  # header length (8 bytes), JSON header, matrix, rowids, each row's pair
+_TRIGGERS = {f"chunks_changed_{op}": f"AFTER {op.upper()} ON chunks" for op in ("insert", "delete", "update")}
+
+
+def track_changes(conn: sqlite3.Connection) -> None:
+    """Count changes of the chunks table in meta `chunks_changes` (the vectors file's tag)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")}
+    if set(_TRIGGERS) <= have:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('chunks_changes', '0')")
+        for name, when in _TRIGGERS.items():
+            conn.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {when} BEGIN UPDATE meta SET value ="
+                         " CAST(value AS INTEGER) + 1 WHERE key = 'chunks_changes'; END")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+# The chunks table's generation and change count; NULL when its changes are not counted (no count,
+# or not all three triggers: a count nothing keeps is no tag).
+_TAG_SQL = ("(SELECT COALESCE((SELECT value FROM meta WHERE key = 'generation'), '') || ':' || value"
+            " FROM meta WHERE key = 'chunks_changes' AND (SELECT count(*) FROM sqlite_master WHERE type ="
+            f" 'trigger' AND name IN ({', '.join(repr(t) for t in _TRIGGERS)})) = {len(_TRIGGERS)})")
+
+
+def _tag(conn: sqlite3.Connection) -> str | None:
+    return conn.execute(f"SELECT {_TAG_SQL}").fetchone()[0]
+
+
+def vectors(cfg, conn: sqlite3.Connection, dim: int | None = None):
+    """(header, matrix, rowids, pair of each row) of every chunk row: the vectors file when it is
+    current, else the table's rows, written to the file for the next search; None when the
+    table's changes are not counted (an index no embedding pass has opened yet)."""
+    tag = _tag(conn)
+    if tag is None:
+        return None
+    dim = dim or int(_get_meta(conn, "embedding_dim") or 0)
+    return _load_vectors(cfg, tag, dim) or save_vectors(cfg, conn)
+
+
+def save_vectors(cfg, conn: sqlite3.Connection):
+    """Write the vectors file from the table -> (header, matrix, rowids, pair of each row), or
+    None when the table's changes are not counted (an index no embedding pass has opened yet)."""
+    import json
+
+    import numpy as np
+
+    from .fsutil import atomic_write
+
+    dim = int(_get_meta(conn, "embedding_dim") or 0)
+    # the tag in the same statement as the rows: both come from one snapshot of the index
+    rows = conn.execute(f"SELECT c.rowid, c.path, c.note_hash, c.vec, {_TAG_SQL} FROM chunks c"
+                        " ORDER BY c.rowid").fetchall()
+    tag = rows[0][4] if rows else _tag(conn)
+    if tag is None or not dim:
+        return None
+    pairs: dict[tuple[str, str], int] = {}
+    pair_ix = np.array([pairs.setdefault((r[1], r[2]), len(pairs)) for r in rows], dtype=np.int32)
+    rowids = np.array([r[0] for r in rows], dtype=np.int64)
+    mat = np.frombuffer(b"".join([r[3] for r in rows]), dtype=np.float32).reshape(len(rows), dim)
+    head = {"tag": tag, "dim": dim, "rows": len(rows), "pairs": list(pairs)}
+    raw = json.dumps(head).encode("utf-8")
+    raw += b" " * (-(8 + len(raw)) % 64)  # the arrays start aligned
+    try:
+        atomic_write(cfg.path(VECTORS_FILE), b"".join([len(raw).to_bytes(8, "little"), raw, mat.tobytes(),
+                                                       rowids.tobytes(), pair_ix.tobytes()]), skip_unchanged=False)
+    except OSError:  # a cache dir we cannot write (full, read-only): the next search reads the table again
+        pass
+    return head, mat, rowids, pair_ix
+
+
+def _load_vectors(cfg, tag: str, dim: int):
+    """(header, matrix, rowids, pair of each row) mapped from the vectors file when its tag is
+    `tag`, else None."""
+    import json
+
+    import numpy as np
+
+    try:
+        with open(cfg.path(VECTORS_FILE), "rb") as f:
+            head = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+            if head.get("tag") != tag or head.get("dim") != dim:
+                return None
+            n, base = head["rows"], f.tell()
+            if n == 0:
+                return head, np.zeros((0, dim), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int32)
+            mm = np.memmap(f, dtype=np.uint8, mode="r")
+        ends = np.cumsum([base, n * dim * 4, n * 8, n * 4])
+        mat = mm[ends[0]:ends[1]].view(np.float32).reshape(n, dim)
+        rowids, pair_ix = mm[ends[1]:ends[2]].view(np.int64), mm[ends[2]:ends[3]].view(np.int32)
+        return head, mat, rowids, pair_ix
+    except (OSError, ValueError, KeyError, TypeError):  # missing, cut short, another format: the table
+        return None
+
+
 # ---------------------------------------------------------------- search
 
 _LAST_QUERY: dict = {}  # the last searched text -> its vector (one entry)
@@ -408,31 +537,37 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | 
     if stored_model != model_id(cfg):
         raise SemanticUnavailable(f"the index's vectors come from {stored_model}, embedding_model is "
                                   f"{model_id(cfg)}: run `memory-plugin sync` to re-embed")
-    rows, mat = _matrix(conn, enc.dim)
+    paths, rowids, mat, sel = _current(cfg, conn, enc.dim)
     if stats is not None:
-        stats["notes"] = len({r[0] for r in rows})
+        stats["notes"] = len(set(paths))
         stats["calibration"] = calibration(conn)
-    if not rows or not text.strip():
+    if not paths or not text.strip():
         return []
     q = enc.encode([text])[0]
     _LAST_QUERY.clear()
     _LAST_QUERY[text] = q  # the prompt hook compares the same prompt with one note's description
-    scores = mat @ q
-    hits: list[SemHit] = []
+    scores = mat @ q if sel is None else (mat @ q)[sel]
+    best: list[tuple[int, float]] = []  # (row, score) of each note's best chunk
     seen: set[str] = set()
     for i in np.argsort(-scores, kind="stable"):
-        path = rows[i][0]
+        path = paths[i]
         if path in seen:
             continue
         seen.add(path)
-        hits.append(SemHit(path, float(scores[i]), rows[i][1] or "", _snippet(conn, rows[i])))
-        if len(hits) >= k:
+        best.append((i, float(scores[i])))
+        if len(best) >= k:
             break
+    place = {r[0]: r[1:] for r in conn.execute(
+        f"SELECT rowid, heading, start, end FROM chunks WHERE rowid IN ({','.join('?' * len(best))})",
+        [rowids[i] for i, _ in best])}
+    hits = []
+    for i, score in best:
+        heading, start, end = place.get(rowids[i], ("", 0, 0))  # a row re-embedded since: no snippet
+        hits.append(SemHit(paths[i], score, heading or "", _snippet(conn, paths[i], start, end)))
     return hits
 
 
-def _snippet(conn, row, chars: int = 200) -> str:
-    path, _, start, end = row[:4]
+def _snippet(conn, path: str, start: int, end: int, chars: int = 200) -> str:
     got = conn.execute("SELECT substr(f.body, ?, ?) FROM fts f JOIN notes n ON n.id = f.rowid WHERE n.path=?",
                        (start + 1, min(end - start, chars * 2), path)).fetchone()
     s = " ".join((got[0] if got and got[0] else "").split())

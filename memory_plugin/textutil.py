@@ -84,11 +84,38 @@ def fts_and(ws: list[str]) -> str:
     return " AND ".join(fts_term(w) for w in dict.fromkeys(ws))
 
 
-def term_regex(w: str) -> re.Pattern:
+class Term:
+    """A term's pattern (see term_regex) whose `search` finds the same first match as the regex's,
+    ~50x faster: a pattern that starts with a lookbehind keeps `re` from skipping ahead to its
+    literal, so it tries every position of a note's text; `str.find` jumps to each occurrence of
+    the literal and the regex checks the word boundaries there (a lookbehind sees the text before
+    `pos`)."""
+    __slots__ = ("rx", "literal")
+
+    def __init__(self, literal: str, rx: re.Pattern):
+        self.literal, self.rx = literal, rx
+
+    def search(self, hay: str) -> re.Match | None:
+        i = hay.find(self.literal)
+        while i != -1:
+            m = self.rx.match(hay, i)
+            if m:
+                return m
+            i = hay.find(self.literal, i + 1)
+        return None
+
+
+def term_regex(w: str) -> Term:
+    """`w` as a word (its stem as a word start, for longer words and those with a suffix off)."""
     s = stem(w)
     if len(s) >= 4 or s != w:
-        return re.compile(rf"(?<![^\W_]){re.escape(s)}")
-    return re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])")
+        return Term(s, re.compile(rf"(?<![^\W_]){re.escape(s)}"))
+    return word_term(w)
+
+
+def word_term(w: str) -> Term:
+    """`w` as a whole word."""
+    return Term(w, re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])"))
 
 
 def contains_seq(hay: list[str], needle: list[str]) -> bool:

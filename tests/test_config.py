@@ -71,3 +71,29 @@ def test_bad_config_is_one_line_error_naming_key_and_file(tmp_path, monkeypatch,
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("Error:") and str(f) in err[0]
     assert "Traceback" not in r.stderr
+
+
+def test_the_config_file_is_parsed_by_yaml_once_per_text(tmp_path, monkeypatch, isolated_home):
+    import sys
+
+    from memory_plugin import config as C
+
+    f = tmp_path / "c.yaml"
+    monkeypatch.setenv("MEMORY_PLUGIN_CONFIG", str(f))
+    f.write_text("hub_count: 3\nexclude: [a, b]\ntype_folders: {decision: D}\nprompt_recall: yes\n")
+    first = load_config()
+    assert (C.cache_root() / C.PARSED_CONFIG).exists()
+    monkeypatch.setitem(sys.modules, "yaml", None)  # importing yaml now fails: the kept parse answers
+    again = load_config()
+    assert again.values == first.values and again.sources == first.sources and again.prompt_recall is True
+    f.write_text("hub_count: 4\n")  # another text: yaml again
+    with pytest.raises(ImportError):
+        load_config()
+    monkeypatch.delitem(sys.modules, "yaml")
+    assert load_config().hub_count == 4
+    f.write_text("hub_count: 5\nexclude: [2024-01-02]\n")  # a date: not kept as JSON, parsed each time
+    with pytest.raises(ConfigError):
+        load_config()
+    monkeypatch.setitem(sys.modules, "yaml", None)
+    with pytest.raises(ImportError):
+        load_config()

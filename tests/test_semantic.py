@@ -151,6 +151,47 @@ def test_vectors_never_outlive_their_note(sem_cfg, real_encoder):
     conn.close()
 
 
+def _same_hits(cfg, conn, question, monkeypatch):
+    """The search's hits, checked equal to what the chunks table alone gives (no vectors file)."""
+    hits = S.search(cfg, conn, question, k=100)
+    with monkeypatch.context() as m:
+        m.setattr(S, "_tag", lambda conn: None)  # changes not counted: the table is read
+        table = S.search(cfg, conn, question, k=100)
+    assert [h[:1] + h[2:] for h in hits] == [h[:1] + h[2:] for h in table]
+    assert np.allclose([h.score for h in hits], [h.score for h in table], atol=1e-6)
+    return hits
+
+
+def test_search_maps_the_vectors_file_only_while_it_holds_the_tables_rows(sem_cfg, real_encoder, monkeypatch):
+    question = "retried POST must not create two jobs"
+    S.embed_pending(sem_cfg, encode=real_encoder)  # counts the table's changes, writes the file
+    vectors = sem_cfg.path(S.VECTORS_FILE)
+    assert vectors.exists()
+    conn = I.open_index(sem_cfg)
+    tag = S._tag(conn)
+    assert tag and S._load_vectors(sem_cfg, tag, 384) is not None
+    assert "Concepts/Idempotency.md" in {h.path for h in _same_hits(sem_cfg, conn, question, monkeypatch)}
+    edited = sem_cfg.vault / "Concepts" / "Idempotency.md"
+    edited.write_text("# Idempotency\nCompletely different text about gardening tomatoes.\n", encoding="utf-8")
+    I.sync(sem_cfg)  # the note's hash changed, its rows did not: the file is still current, the rows stale
+    assert S._tag(conn) == tag
+    assert "Concepts/Idempotency.md" not in {h.path for h in _same_hits(sem_cfg, conn, question, monkeypatch)}
+    S.embed_pending(sem_cfg, encode=real_encoder)  # new rows for the note: a new count, the file again
+    assert S._tag(conn) != tag and S._load_vectors(sem_cfg, S._tag(conn), 384) is not None
+    hits = _same_hits(sem_cfg, conn, "gardening tomatoes", monkeypatch)
+    assert hits[0].path == "Concepts/Idempotency.md" and "tomatoes" in hits[0].snippet
+    tag = S._tag(conn)
+    (sem_cfg.vault / "Concepts" / "Backpressure.md").unlink()
+    I.sync(sem_cfg)  # rows deleted by the lexical sync: the file is stale, the next search writes it again
+    assert S._tag(conn) != tag and S._load_vectors(sem_cfg, S._tag(conn), 384) is None
+    assert "Concepts/Backpressure.md" not in {h.path for h in _same_hits(sem_cfg, conn, "backpressure", monkeypatch)}
+    assert S._load_vectors(sem_cfg, S._tag(conn), 384) is not None
+    vectors.write_bytes(vectors.read_bytes()[:1000])  # cut short: the table, and the file again
+    _same_hits(sem_cfg, conn, question, monkeypatch)
+    assert S._load_vectors(sem_cfg, S._tag(conn), 384) is not None
+    conn.close()
+
+
 def test_a_stored_vector_size_that_differs_from_the_model_falls_back_with_the_fix(sem_cfg, real_encoder):
     conn = I.open_index(sem_cfg)
     conn.execute("UPDATE meta SET value='768' WHERE key='embedding_dim'")
