@@ -114,9 +114,6 @@ def _prune(folder: str) -> None:
 ABSTAIN_PROMPT = {
     "semantic_min": 0.53,   # semantic on: the best cosine, unless the searches agree (query's rule)
     "lexical_known": 0.60,  # lexical only: the share of the prompt's idf mass that some note has
-    # semantic on: the values query used when the prompt rule was set (session 4 loosened query's
-    # own; a prompt keeps these stricter ones)
-    "novel_known": 0.5, "novel_z": 0.0, "far_z": -1.2,
 }
 ITEM_RULE = {
     # One item at most: the note the evidence agrees on (set on the dev prompt sets by the criterion of
