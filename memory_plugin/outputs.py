@@ -29,7 +29,8 @@ def paths(cfg: Config) -> dict[str, str]:
         ("index", "index.sqlite"), ("graph_json", GRAPH_JSON), ("report", REPORT), ("brief", BRIEF),
         ("html", HTML), ("outputs_state", STATE), ("hooks_log", "hooks.log"),
         ("rebuild_stamp", "rebuild.stamp"), ("sync_stamp", "sync.stamp"),
-        ("lock", "index.lock"), ("vault_lock", "vault.lock"), ("journal_queue", "journal-queue"))}
+        ("lock", "index.lock"), ("vault_lock", "vault.lock"), ("journal_queue", "journal-queue"),
+        ("vectors", "vectors.bin"))}  # semantic.VECTORS_FILE (a test holds the two equal)
 
 
 def all_exist(cfg: Config) -> bool:

@@ -452,3 +452,11 @@ def test_the_prompt_hook_answers_lexically_and_logs_when_the_model_cannot_load(s
     assert "semantic search unavailable" in json.dumps(errors)
     if how == "absent":  # the installed package's copy is there to extract, but a hook never writes the model
         assert list(models.iterdir()) == []
+
+
+def test_status_names_the_vectors_file_the_search_maps(tmp_path):
+    from memory_plugin import outputs
+    from memory_plugin.config import load_config
+
+    cfg = load_config(vault=tmp_path, cache_dir=tmp_path / "cache")
+    assert outputs.paths(cfg)["vectors"] == str(cfg.path(S.VECTORS_FILE))
