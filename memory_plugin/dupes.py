@@ -54,6 +54,20 @@ SEM_CANDIDATE = 0.60   # cosine from which two notes are compared at all (beyond
 SEM_TINY = False       # two near-empty notes (fewer than MIN_TERMS content words each) never match by meaning:
                        # their vectors are little more than their titles, and titles alone never decide
 # (two projects: the mean must reach CROSS_PROJECT_TEXT, as the text alone must in lexical mode)
+# Supersession (both modes): a new memory of the same type and project whose text says it replaces,
+# reverses or rejects what the existing note affirms is a successor, not a duplicate (`remember`
+# writes it and points at --supersedes / `supersede`). No weight: a written-down cue list (CHANGE_CUES)
+# and the rule in `supersession`; the rejected words are the content words of the cue's clause.
+SUCCESSOR_TYPES = frozenset({"decision"})  # types a newer note replaces (the other kinds add, they do not reverse)
+CHANGE_WINDOW = 6      # content words after a change cue read as what it rejects (up to the clause's end)
+
+# A change cue: the words after it name what the note rejects or replaces ("instead of HMAC", "we
+# replace the Redis token buckets", "not in TanStack Query", "reverse the move to visx").
+CHANGE_CUES = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|no\s+longer|not|never|"
+                         r"replac(?:e|es|ed|ing)|supersed(?:e|es|ed|ing)|revers(?:e|es|ed|ing)|"
+                         r"retir(?:e|es|ed|ing)|abandon(?:s|ed|ing)?|drop(?:s|ped|ping)?|"
+                         r"(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from)\b", re.I)
+_CLAUSE_END = re.compile(r"[.;:!?()\[\]\n]|\s(?:with|by|and|but|so|because|for)\s|,")
 
 EXTRA_STOP = frozenset("""also one two three may might must shall see via etc e g ie eg""".split())
 _COMBINING = re.compile(r"[\u0300-\u036f]")
@@ -200,6 +214,7 @@ class Verdict:
     tiny: bool = False
     parent: bool = False
     cosine: float | None = None   # note-vector cosine, when semantic mode judged the pair
+    successor: str | None = None  # the clause by which a would-be note replaces the other (`supersession`)
     by: str = "text"              # which rule made it a duplicate: "text", "meaning" or "" (none)
 
 
@@ -305,8 +320,63 @@ def _is_parent(a: str, b: str) -> bool:
     return "." in b and b.lower().startswith(a.lower() + ".") and not a.lower().endswith(".md")
 
 
-def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
-    """Are `a` and `b` near-duplicates? The verdict carries the score and the reasons."""
+def _clauses(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, clause) of each change cue's clause in `text`: what follows the cue up to the
+    clause's end (punctuation, or a word that starts another part: "with", "and", "because" ...)."""
+    out = []
+    for m in CHANGE_CUES.finditer(text):
+        rest = text[m.end():]
+        stop = _CLAUSE_END.search(rest)
+        clause = rest[:stop.start()] if stop else rest
+        out.append((m.start(), m.end() + len(clause), clause))
+    return out
+
+
+def _gist(d: Doc) -> str:
+    """What a note is named for and says first: its summary, or else its first paragraph."""
+    if d.summary.strip():
+        return d.summary
+    return next((p for p in re.split(r"\n\s*\n", d.text()) if p.strip()), "")
+
+
+def _rejects(d: Doc) -> dict[str, str]:
+    """{term: its clause} of the content words a note's change cues reject ("instead of HMAC")."""
+    out: dict[str, str] = {}
+    for _, _, clause in _clauses(f"{d.title}\n{d.summary}\n{d.text()}"):
+        for t, _ in tokens(clause)[:CHANGE_WINDOW]:
+            out.setdefault(t, clause.strip())
+    return out
+
+
+def _affirms(d: Doc) -> set[str]:
+    """Terms of a note's title and gist said outside its own change clauses (what it stands for)."""
+    plain = f"{d.title}\n{_gist(d)}"
+    for s, e, _ in reversed(_clauses(plain)):
+        plain = plain[:s] + " " + plain[e:]
+    return {t for t, _ in tokens(plain)}
+
+
+def supersession(new: Doc, old: Doc) -> str | None:
+    """The clause of `new` rejecting what `old` stands for, when `new` reads as `old`'s successor:
+    both decisions (SUCCESSOR_TYPES) of one project, and a change cue of `new` ("instead of",
+    "replaces", "not", "reverse" ...) names a word that `old`'s title or gist affirms (says outside
+    a change clause of its own). None otherwise. Such a pair is a supersession candidate, never a
+    duplicate: the same question answered again, differently."""
+    if new.type not in SUCCESSOR_TYPES or new.type != old.type or _fold(new.project) != _fold(old.project):
+        return None
+    rej = _rejects(new)
+    if not rej:
+        return None
+    theirs = _affirms(old)
+    hit = [t for t in rej if t in theirs]
+    return rej[hit[0]] if hit else None
+
+
+def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
+    """Are `a` and `b` near-duplicates? The verdict carries the score and the reasons. `newer`: `a`
+    is a would-be note (`remember`), so it may be `b`'s successor (`supersession`), never its
+    duplicate. Two notes of the vault are not read that way: either one's negations ("never more
+    than 500 rows") would then read as rejecting the other's restatement of them."""
     if a.hash and a.hash == b.hash:
         return Verdict(True, 1.0, 1.0, 1.0, ["identical content"])
     va, vb = _vector(_content(a, idf), idf), _vector(_content(b, idf), idf)
@@ -331,8 +401,9 @@ def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
     parent = _is_parent(a.title, b.title) or _is_parent(b.title, a.title)
     pa, pb = _fold(a.project), _fold(b.project)
     cross_project = bool(pa and pb and pa != pb)
+    successor = supersession(a, b) if newer else None
     dup = score >= THRESHOLD and text >= TEXT_MIN and (not cross_project or text >= CROSS_PROJECT_TEXT) \
-        and not tiny and not parent
+        and not tiny and not parent and successor is None
     reasons = [f"text overlap {text:.2f}"]
     if title >= 0.3:
         reasons.append(f"title overlap {title:.2f}")
@@ -349,14 +420,16 @@ def judge(a: Doc, b: Doc, idf: Idf) -> Verdict:
         reasons.append(f"projects differ ({a.project}, {b.project})")
     if parent:
         reasons.append("one is the other's child in the hierarchy")
+    if successor is not None:
+        reasons.insert(0, f"replaces it: {quote(successor)}")
     return Verdict(dup, round(min(score, 1.0), 3), round(text, 3), round(title, 3), reasons,
-                   types_differ, cross_project, tiny, parent, None, "text" if dup else "")
+                   types_differ, cross_project, tiny, parent, None, successor, "text" if dup else "")
 
 
 def meaning_threshold(v: Verdict, base: float = SEM_THRESHOLD) -> float | None:
     """What the meaning evidence must reach for a duplicate, or None when meaning cannot make one
-    (a dotted parent and child; two near-empty notes unless SEM_TINY)."""
-    if v.parent or (v.tiny and not SEM_TINY):
+    (a dotted parent and child; two near-empty notes unless SEM_TINY; a successor, see `supersession`)."""
+    if v.parent or (v.tiny and not SEM_TINY) or v.successor is not None:
         return None
     t = base + (SEM_TYPE_MARGIN if v.types_differ else 0.0)
     return max(t, CROSS_PROJECT_TEXT) if v.cross_project else t

@@ -167,7 +167,7 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
             continue
         other = dupes.Doc(t, typ, dupes.canon_project(project, names), summary or "", body or "",
                           (dt,) if dt != t else (), path, h)
-        v = dupes.judge(me, other, idf)
+        v = dupes.judge(me, other, idf, newer=True)
         if sem:
             cos = near.get(path)
             if cos is None and path in sem[3]:
