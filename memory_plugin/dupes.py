@@ -49,6 +49,7 @@ MIN_TERMS = 8          # when neither note has this many distinct content words,
 SHINGLE = 3            # words per shingle for the shared passages
 PASSAGE_WORDS = 12     # a quoted passage is cut to this many words
 MAX_PASSAGES = 2       # passages quoted in a reason
+SHARED_WORDS = 6       # a duplicate with no common passage names this many of its heaviest common words
 BOILER_MIN_DF = 5      # a 3-word passage found in at least this many notes is boilerplate (a template)...
 BOILER_SHARE = 0.005   # ...or in this share of the vault's notes, whichever is more; it never counts
 BOILER_SAMPLE = 2000   # notes sampled (evenly) to find boilerplate passages in a large vault
@@ -430,6 +431,11 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     shared = _passages(a, b, idf.boilerplate)[:MAX_PASSAGES]
     if shared:
         reasons.append("shared: " + "; ".join(quote(p) for p in shared))
+    elif dup:  # no common passage: the words that weigh most in both texts say why
+        ra, rb = dict(_content(a, idf)), dict(_content(b, idf))
+        common = sorted(set(va) & set(vb), key=lambda t: (-min(va[t], vb[t]), t))[:SHARED_WORDS]
+        if common:
+            reasons.append("shared words: " + ", ".join(ra.get(t) or rb.get(t) or t for t in common))
     if a.type and a.type == b.type:
         reasons.append(f"same type {a.type}")
     elif types_differ:
@@ -484,6 +490,11 @@ def combine(v: Verdict, cosine: float | None, base: float = SEM_THRESHOLD) -> Ve
 def quote(passage: str) -> str:
     w = passage.split()
     return f"“{' '.join(w[:PASSAGE_WORDS])}{' …' if len(w) > PASSAGE_WORDS else ''}”"
+
+
+def has_passage(v: Verdict) -> bool:
+    """Do the reasons quote a passage the two notes share?"""
+    return any(r.startswith("shared: ") for r in v.reasons)
 
 
 def quote_closest(v: Verdict, pair: tuple[str, str] | None) -> Verdict:

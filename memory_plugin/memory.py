@@ -175,7 +175,7 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
             if cos is None and path in sem[3]:
                 cos = float(sem[1][sem[3][path]] @ sem[0])
             v = dupes.combine(v, cos)
-            if v.by == "meaning":
+            if v.duplicate and not dupes.has_passage(v):  # no passage in common: the closest pair says why
                 from . import dupes_sem
 
                 v = dupes.quote_closest(v, dupes_sem.closest(cfg, me, other))

@@ -228,12 +228,16 @@ def _remember(env, *args):
     return run_cli("remember", *args, "--json", env=env)
 
 
-def test_lexical_judge_misses_the_restatement(sem_built):
-    """The case the embeddings are for: the words differ, the lexical judge lets it through."""
+def test_lexical_judge_refuses_the_restatement_naming_the_shared_words(sem_built):
+    """A restatement under another title: the text decides (TEXT_THRESHOLD), and with no passage in
+    common the refusal names the words that weigh most in both."""
     vault, env = sem_built
     r = _remember({**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, "--type", "pitfall", "--project", "tollgate",
                   "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 2 and "SIGTERM kills deliveries.md" in r.stderr, r.stderr
+    assert "shared words: " in r.stderr and "sigterm" in r.stderr.lower() and "meaning" not in r.stderr, r.stderr
+    r = _remember({**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, "--type", "pitfall", "--project", "tollgate",
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run", "--force")
     assert json.loads(r.stdout)["duplicate_judge"] == "lexical"
 
 
