@@ -69,10 +69,10 @@ SEM_CANDIDATE = 0.60   # cosine from which two notes are compared at all (beyond
 SEM_TINY = False       # two near-empty notes (fewer than MIN_TERMS content words each) never match by meaning:
                        # their vectors are little more than their titles, and titles alone never decide
 # (two projects: the mean must reach CROSS_PROJECT_TEXT, as the text alone must in lexical mode)
-# Supersession (both modes): a new memory of the same type and project whose text says it replaces,
-# reverses or rejects what the existing note affirms is a successor, not a duplicate (`remember`
-# writes it and points at --supersedes / `supersede`). No weight: a written-down cue list (CHANGE_CUES)
-# and the rule in `supersession`; the rejected words are the content words of the cue's clause.
+# Supersession (both modes, `remember` only): a new decision whose text says it replaces, reverses or
+# rejects what a decision of its project affirms is that note's successor, not its duplicate
+# (`remember` writes it and names the note, with the `supersede` command). No weight: a written-down
+# cue list (CHANGE_CUES) and the rule in `supersession`; on the dev sets it fired on no duplicate.
 SUCCESSOR_TYPES = frozenset({"decision"})  # types a newer note replaces (the other kinds add, they do not reverse)
 CHANGE_WINDOW = 6      # content words after a change cue read as what it rejects (up to the clause's end)
 
