@@ -114,8 +114,8 @@ def raw_scores(cfg, conn, p: dict) -> dict:
         idf = dupes.Idf.from_index(conn)
     if a is None or b is None:
         return {"missing": True}
-    v = dupes.judge(b, a, idf) if "new" in p else dupes.judge(a, b, idf)
-    out = {"lex": v.duplicate, "score": v.score, "text": v.text, "types_differ": v.types_differ,
+    v = dupes.judge(b, a, idf, newer=True) if "new" in p else dupes.judge(a, b, idf)
+    out = {"lex": v.duplicate, "score": v.score, "text": v.text, "types_differ": v.types_differ, "successor": v.successor,
            "cross_project": v.cross_project, "tiny": v.tiny, "parent": v.parent, "cos": None}
     if dupes_sem.active(cfg, conn):
         va = dupes_sem.stored(conn, [p["a"]]).get(p["a"])

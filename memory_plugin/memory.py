@@ -130,10 +130,12 @@ def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
 # ---------------------------------------------------------------- near-duplicates (judged by dupes)
 
 def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[str] = (),
-                 limit: int = 5, cfg: Config | None = None, judged: dict | None = None) -> list[dict]:
+                 limit: int = 5, cfg: Config | None = None, judged: dict | None = None,
+                 successors: list | None = None) -> list[dict]:
     """Near-duplicates of a would-be note among the indexed (non-private) notes: FTS picks the
     candidates (and, in semantic mode, the notes closest in meaning), `dupes.judge` and
-    `dupes.combine` decide. `judged`, when given, receives which judge ran ("semantic" or "lexical")."""
+    `dupes.combine` decide. `judged`, when given, receives which judge ran ("semantic" or "lexical");
+    `successors` the notes the would-be note reads as replacing (`dupes.supersession`), not duplicates."""
     from . import dupes
 
     sem = _semantic_vectors(cfg, conn, me) if cfg is not None else None
@@ -169,19 +171,21 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
             continue
         other = dupes.Doc(t, typ, dupes.canon_project(project, names), summary or "", body or "",
                           (dt,) if dt != t else (), path, h)
-        v = dupes.judge(me, other, idf)
+        v = dupes.judge(me, other, idf, newer=True)
         if sem:
             cos = near.get(path)
             if cos is None and path in sem[3]:
                 cos = float(sem[1][sem[3][path]] @ sem[0])
             v = dupes.combine(v, cos)
-            if v.by == "meaning":
+            if v.duplicate and not dupes.has_passage(v):  # no passage in common: the closest pair says why
                 from . import dupes_sem
 
                 v = dupes.quote_closest(v, dupes_sem.closest(cfg, me, other))
         if v.duplicate:
             out.append({"path": path, "title": dt, "type": typ, "score": v.score, "reasons": v.reasons,
                         "by": v.by})
+        elif v.successor is not None and successors is not None:
+            successors.append({"path": path, "title": dt, "type": typ, "because": v.successor})
     out.sort(key=lambda d: (-d["score"], d["path"]))
     return out[:limit]
 
@@ -385,7 +389,9 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         # SessionEnd's journal append may be waiting for the lock
         me = dupes.Doc(title, type_, project_value or None, summary, body)
         judged: dict = {}
-        dups = find_similar(conn, me, exclude=[old] if old else [], cfg=cfg, judged=judged)
+        replaces: list = []
+        dups = find_similar(conn, me, exclude=[old] if old else [], cfg=cfg, judged=judged,
+                            successors=None if old else replaces)
         with vault_lock(cfg):
             taken = same_name(conn, name) + vaultstyle.same_name_on_disk(cfg, folder, name)
             taken = sorted(set(taken))
@@ -414,6 +420,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
                       "overrode_duplicates": dups if force else [], "duplicate_judge": judged.get("judge"),
+                      "replaces": sorted(replaces, key=lambda d: d["path"]),
                       "dry_run": dry_run}
             if dry_run:
                 result["text"] = text

@@ -117,7 +117,7 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
             judged.append((a, b, v))
     # the closest passages of the best matches by meaning (what the listing shows first): one batched
     # model call over their sentences, bounded so a templated vault's thousands of pairs cost seconds
-    by_meaning = sorted(((a, b, v) for a, b, v in judged if v.by == "meaning"),
+    by_meaning = sorted(((a, b, v) for a, b, v in judged if v.cosine is not None and not dupes.has_passage(v)),
                         key=lambda t: -t[2].score)[:MAX_QUOTED]
     for (a, b, v), pair in zip(by_meaning, _closest(cfg, [(docs[a], docs[b]) for a, b, _ in by_meaning])):
         dupes.quote_closest(v, pair)

@@ -228,12 +228,16 @@ def _remember(env, *args):
     return run_cli("remember", *args, "--json", env=env)
 
 
-def test_lexical_judge_misses_the_restatement(sem_built):
-    """The case the embeddings are for: the words differ, the lexical judge lets it through."""
+def test_lexical_judge_refuses_the_restatement_naming_the_shared_words(sem_built):
+    """A restatement under another title: the text decides (TEXT_THRESHOLD), and with no passage in
+    common the refusal names the words that weigh most in both."""
     vault, env = sem_built
     r = _remember({**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, "--type", "pitfall", "--project", "tollgate",
                   "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 2 and "SIGTERM kills deliveries.md" in r.stderr, r.stderr
+    assert "shared words: " in r.stderr and "sigterm" in r.stderr.lower() and "meaning" not in r.stderr, r.stderr
+    r = _remember({**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, "--type", "pitfall", "--project", "tollgate",
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run", "--force")
     assert json.loads(r.stdout)["duplicate_judge"] == "lexical"
 
 
@@ -299,8 +303,13 @@ def test_semantic_mode_without_current_vectors_judges_lexically(sem_built):
     note.write_text(SIGTERM.replace("30 seconds", "thirty seconds"), encoding="utf-8")
     assert run_cli("sync", env={**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}).returncode == 0
     r = _remember(env, "--type", "pitfall", "--project", "tollgate",
-                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run")
+                  "--title", RESTATED["title"], "--summary", RESTATED["summary"], "--dry-run", "--force")
     assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    # the words (text overlap >= TEXT_THRESHOLD) decide for that note, not its stale vector
+    assert out["duplicate_judge"] == "semantic", out
+    hit = [d for d in out["overrode_duplicates"] if d["path"].endswith("SIGTERM kills deliveries.md")]
+    assert hit and hit[0]["by"] == "text" and not any(x.startswith("meaning") for x in hit[0]["reasons"]), out
 
 
 def test_a_pair_the_vault_already_relates_is_no_duplicate_proposal(built):
@@ -324,3 +333,98 @@ def test_a_pair_the_vault_already_relates_is_no_duplicate_proposal(built):
     note.write_text(note.read_text().replace('supersedes: "[[Latency charts with Recharts]]"\n', ""))
     assert run_cli("--vault", str(built), "sync").returncode == 0
     assert proposed()
+
+
+# ---------------------------------------------------------------- session 4: text decides a new memory,
+# a successor is no duplicate, semantic mode combines words and meaning
+
+HMAC = ("---\ntype: decision\nproject: tollgate\nsummary: Outgoing webhooks carry an HMAC-SHA256 signature "
+        "header over timestamp and body; partners verify it with their shared secret.\n---\n"
+        "# Webhook signing with HMAC\n\nEvery webhook request has a signature header: HMAC-SHA256 over the "
+        "timestamp and the raw body, keyed with the partner's shared secret. Partners reject requests older "
+        "than five minutes.\n")
+
+
+def _idf():
+    from memory_plugin import dupes
+
+    return dupes.Idf({}, 100)
+
+
+def test_supersession_unit_a_decision_rejecting_what_the_note_affirms_is_its_successor():
+    from memory_plugin import dupes
+
+    old = dupes.Doc("Webhook signing with HMAC", "decision", "tollgate",
+                    "Outgoing webhooks carry an HMAC-SHA256 signature header; partners verify it with a shared secret.",
+                    "Every webhook request is signed with HMAC-SHA256 over timestamp and body.")
+    new = dupes.Doc("Webhooks are signed with Ed25519 instead of HMAC", "decision", "tollgate",
+                    "Partners verify our webhook signature header with our public Ed25519 key; no shared secret.", "")
+    v = dupes.judge(new, old, _idf(), newer=True)
+    assert not v.duplicate and v.successor == "HMAC" and v.reasons[0].startswith("replaces it:"), v
+    # another project, another type, or two notes of the vault: not read as a successor
+    assert dupes.supersession(dupes.Doc(new.title, "decision", "beacon", new.summary), old) is None
+    assert dupes.supersession(dupes.Doc(new.title, "learning", "tollgate", new.summary), old) is None
+    assert dupes.judge(new, old, _idf()).successor is None
+    # agreeing on what both reject is no change: "not in a global store" in both
+    old2 = dupes.Doc("Server state in TanStack Query", "decision", "lighthouse",
+                     "Server state lives in TanStack Query caches, not in a global store.", "")
+    same = dupes.Doc("Fetched data belongs in the query cache", "decision", "lighthouse",
+                     "Data from the API stays in the query cache, not in a global store.", "")
+    assert dupes.supersession(same, old2) is None
+
+
+def test_a_new_memory_is_judged_by_its_text_not_its_title():
+    """A restatement under a title sharing no word with the note's is a duplicate (text alone,
+    TEXT_THRESHOLD); the vault's stricter score (titles, conflicts) would let it through."""
+    from memory_plugin import dupes
+
+    text = ("Each API key has a token bucket in Redis refilled by a Lua script; the Postgres counters "
+            "could not keep up above two thousand requests per second.")
+    old = dupes.Doc("Token buckets in Redis for rate limits", "decision", "tollgate", "", text)
+    new = dupes.Doc("Per-key request throttling", "decision", "tollgate",
+                    "Every API key gets a bucket in Redis topped up by a Lua script, because the Postgres "
+                    "counters could not keep up beyond two thousand requests per second.", "")
+    v = dupes.judge(new, old, _idf(), newer=True)
+    assert v.duplicate and v.text >= dupes.TEXT_THRESHOLD, v
+    far = dupes.Doc("Token buckets in Redis for rate limits", "decision", "tollgate",
+                    "Rook endgames: the rook belongs behind the passed pawn, whoever owns the pawn.", "")
+    assert not dupes.judge(far, old, _idf(), newer=True).duplicate  # the same title, other text
+
+
+def test_semantic_combine_needs_words_and_meaning_together():
+    from memory_plugin import dupes
+
+    def verdict(text):
+        return dupes.Verdict(True, 0.6, text, 0.0, [f"text overlap {text:.2f}"])
+
+    assert not dupes.combine(verdict(0.5), 0.2).duplicate            # words alike, meaning apart
+    v = dupes.combine(verdict(0.5), 0.6)
+    assert v.duplicate and v.by == "text" and "words and meaning" in v.reasons[1]
+    v = dupes.combine(dupes.Verdict(False, 0.2, 0.3, 0.0, ["text overlap 0.30"]), 0.8)
+    assert v.duplicate and v.by == "meaning"
+    succ = dupes.Verdict(False, 0.2, 0.6, 0.0, ["x"], successor="HMAC")
+    assert not dupes.combine(succ, 0.95).duplicate                   # a successor never by meaning
+    same = dupes.Verdict(True, 1.0, 1.0, 1.0, ["identical content"])
+    assert dupes.combine(same, 0.1).duplicate                         # identical content stays one
+
+
+def test_remember_writes_a_successor_and_names_the_note_it_replaces(built):
+    (built / "Projects/tollgate/decisions").mkdir(parents=True, exist_ok=True)
+    (built / "Projects/tollgate/decisions/Webhook signing with HMAC.md").write_text(HMAC, encoding="utf-8")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    r = remember(built, "--type", "decision", "--project", "tollgate",
+                 "--title", "Webhooks are signed with Ed25519 instead of HMAC",
+                 "--summary", "Partners verify the webhook signature header over timestamp and body with our "
+                              "public Ed25519 key; the shared secret is gone.", "--dry-run")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert [d["path"] for d in out["replaces"]] == ["Projects/tollgate/decisions/Webhook signing with HMAC.md"], out
+    r = run_cli("--vault", str(built), "remember", "--type", "decision", "--project", "tollgate",
+                "--title", "Webhooks are signed with Ed25519 instead of HMAC",
+                "--summary", "Partners verify the webhook signature header with our public Ed25519 key.", "--dry-run")
+    assert r.returncode == 0 and "replaces? Projects/tollgate/decisions/Webhook signing with HMAC.md" in r.stdout, r.stdout
+    # the same decision restated is still refused, with the shared passages
+    r = remember(built, "--type", "decision", "--project", "tollgate", "--title", "Partners check an HMAC on our callbacks",
+                 "--summary", "Every webhook request has a signature header: HMAC-SHA256 over the timestamp and "
+                              "the raw body, keyed with the partner's shared secret.")
+    assert r.returncode == 2 and "Webhook signing with HMAC.md" in r.stderr and "shared: “" in r.stderr, r.stderr

@@ -204,6 +204,25 @@ def test_dev_duplicate_pairs_point_at_existing_notes():
                 assert (vault / p[key]).is_file(), f"{p['id']}: {p[key]} not in the {p['vault']} vault"
 
 
+def test_dev2_duplicate_pairs_format_and_notes():
+    """duplicates-dev2.yaml (session 4): the same format, plus `supersession` (a new decision that
+    replaces the note's: not a duplicate); ids unique across the three dev pair sets."""
+    pairs = _load(DEV / "duplicates-dev2.yaml")["pairs"]
+    others = [q["id"] for f in ("duplicates-dev.yaml", "duplicates-i12.yaml") for q in _load(DEV / f)["pairs"]]
+    ids = [p["id"] for p in pairs]
+    assert len(ids) == len(set(ids)) and not set(ids) & set(others), "duplicate ids"
+    for p in pairs:
+        assert "new" in p and "b" not in p, p["id"]
+        assert p["category"] in CATEGORIES | {"supersession"}, p["id"]
+        if p["category"] == "supersession":
+            assert p["duplicate"] is False and p["new"]["type"] == "decision", p["id"]
+            p = {**p, "category": "same-topic"}
+        _check_pair(p, DEVVAULT_PROJECTS if p["vault"] == "devvault" else ())
+        if p["vault"] == "devvault" or (EVALDATA / p["vault"] / "vault").is_dir():
+            vault = _dev_pair_vault(p["vault"])
+            assert (vault / p["a"]).is_file(), f"{p['id']}: {p['a']} not in the {p['vault']} vault"
+
+
 @pytest.mark.parametrize("name", ["capture-test.yaml", "capture-test-2.yaml"])
 def test_capture_test_set_minimums(name):
     prompts = _load(EVAL / name)["prompts"]
