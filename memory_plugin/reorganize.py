@@ -202,8 +202,11 @@ def _dangling(conn, by_path: dict) -> list[dict]:
 
 
 def _stub_path(target: str, intended: str) -> str | None:
+    """Where a stub for the dangling `target` would go, or None when no note should: a path out of
+    the vault or into a dot-folder, or a link with a colon in it (a URI such as Dendron's
+    `dendron://vault/note`: the fix is the link; a file name with ':' is no portable one)."""
     parts = [s for s in target.replace("\\", "/").split("/") if s]
-    if not parts or any(s in (".", "..") or s.startswith(".") for s in parts):
+    if not parts or ":" in target or any(s in (".", "..") or s.startswith(".") for s in parts):
         return None
     try:
         name = M.safe_filename(parts[-1][:-3] if parts[-1].lower().endswith(".md") else parts[-1])

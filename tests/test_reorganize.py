@@ -163,3 +163,12 @@ def test_stale_only_for_memories_or_stored_confidence_never_superseded(built):
     assert stale == ["Concepts/Old confident concept.md", "Learnings/Old memory.md"], stale
     conf = json.loads(run_cli("--vault", str(built), "explain", "Old atlas note", "--json").stdout)["confidence"]
     assert conf["effective"] == conf["stored"] == 0.7, conf  # a default it never stored does not decay
+
+
+def test_a_dangling_uri_link_gets_no_stub(built):
+    """[[dendron://vault/Write-ahead logging]] (a cross-vault URI, dangling in Obsidian's reading) is
+    reported with the note it means, but no stub is proposed at a path with a colon."""
+    _write(built, "Concepts/Cross vault.md", "---\ntype: note\n---\nSee [[dendron://other/Write-ahead logging]].\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    p = next(p for p in proposals(built) if p["kind"] == "dangling" and p["target"].startswith("dendron:"))
+    assert p["action"] is None and "by hand" in p["suggestion"]
