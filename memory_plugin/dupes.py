@@ -79,9 +79,11 @@ CHANGE_WINDOW = 6      # content words after a change cue read as what it reject
 
 # A change cue: the words after it name what the note rejects or replaces ("instead of HMAC", "we
 # replace the Redis token buckets", "not in TanStack Query", "reverse the move to visx").
-CHANGE_CUES = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|no\s+longer|not|never|"
+# Only words that say "this replaces that": a bare "not" or "never" is how a note states a choice
+# ("Typer, not argparse") and made restatements read as successors (session 4 review).
+CHANGE_CUES = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|no\s+longer|"
                          r"replac(?:e|es|ed|ing)|supersed(?:e|es|ed|ing)|revers(?:e|es|ed|ing)|"
-                         r"retir(?:e|es|ed|ing)|abandon(?:s|ed|ing)?|drop(?:s|ped|ping)?|"
+                         r"retir(?:e|es|ed|ing)|abandon(?:s|ed|ing)?|"
                          r"(?:switch|mov)(?:e|es|ed|ing)?\s+(?:away\s+)?from)\b", re.I)
 _CLAUSE_END = re.compile(r"[.;:!?()\[\]\n]|\s(?:with|by|and|but|so|because|for)\s|,")
 
@@ -375,15 +377,15 @@ def _affirms(d: Doc) -> set[str]:
 def supersession(new: Doc, old: Doc) -> str | None:
     """The clause of `new` rejecting what `old` stands for, when `new` reads as `old`'s successor:
     both decisions (SUCCESSOR_TYPES) of one project, and a change cue of `new` ("instead of",
-    "replaces", "not", "reverse" ...) names a word that `old`'s title or gist affirms (says outside
-    a change clause of its own). None otherwise. Such a pair is a supersession candidate, never a
+    "replaces", "no longer", "reverse" ...) names a word that `old`'s title or gist affirms (says
+    outside a change clause of its own) and does not itself reject. None otherwise. Such a pair is a supersession candidate, never a
     duplicate: the same question answered again, differently."""
     if new.type not in SUCCESSOR_TYPES or new.type != old.type or _fold(new.project) != _fold(old.project):
         return None
     rej = _rejects(new)
     if not rej:
         return None
-    theirs = _affirms(old)
+    theirs = _affirms(old) - set(_rejects(old))  # what `old` rejects itself, `new` only repeats
     hit = [t for t in rej if t in theirs]
     return rej[hit[0]] if hit else None
 
@@ -417,7 +419,8 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     parent = _is_parent(a.title, b.title) or _is_parent(b.title, a.title)
     pa, pb = _fold(a.project), _fold(b.project)
     cross_project = bool(pa and pb and pa != pb)
-    successor = supersession(a, b) if newer else None
+    # a successor only of a note it is close to (an unrelated decision sharing a word is neither)
+    successor = supersession(a, b) if newer and text >= TEXT_MIN else None
     if newer:  # a new memory: what its text says decides (see TEXT_THRESHOLD)
         need = TEXT_THRESHOLD + (TEXT_TYPE_MARGIN if types_differ else 0.0)
         dup = text >= (max(need, CROSS_PROJECT_TEXT) if cross_project else need)
