@@ -428,3 +428,14 @@ def test_remember_writes_a_successor_and_names_the_note_it_replaces(built):
                  "--summary", "Every webhook request has a signature header: HMAC-SHA256 over the timestamp and "
                               "the raw body, keyed with the partner's shared secret.")
     assert r.returncode == 2 and "Webhook signing with HMAC.md" in r.stderr and "shared: “" in r.stderr, r.stderr
+
+
+def test_a_restatement_that_states_its_choice_is_no_successor(built):
+    """A decision restated with a plain negation ("Typer, not argparse"), or copied with the old note's
+    own "replaces", repeats it: refused, never written as its successor (session 4 review)."""
+    r = remember(built, "--type", "decision", "--project", "beacon", "--title", "Beacon's command line is built on Typer",
+                 "--summary", "beacon's CLI is built with Typer, not argparse.", "--dry-run")
+    assert r.returncode == 2 and "Use Typer for CLI parsing.md" in r.stderr, r.stdout + r.stderr
+    r = remember(built, "--type", "decision", "--no-project", "--title", "Ruff for Python linting",
+                 "--summary", "Ruff replaces flake8, isort and pyupgrade in all Python repositories.", "--dry-run")
+    assert r.returncode == 2 and "Adopt ruff over flake8.md" in r.stderr, r.stdout + r.stderr
