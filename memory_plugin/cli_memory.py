@@ -158,8 +158,10 @@ def register(cli: click.Group) -> None:
         for d in res["overrode_duplicates"]:
             click.echo(f"  (near-duplicate kept anyway: {d['path']})")
         for d in res.get("replaces", []):  # a successor, not a duplicate: written, with the way to record it
-            click.echo(f"  replaces? {d['path']} (“{d['because']}”): `memory-plugin supersede '{d['path']}' "
-                       f"'{res['path']}'` records it")
+            import shlex  # quoted for a shell: a title with an apostrophe ("Beacon's ...") too
+
+            click.echo(f"  replaces? {d['path']} (“{d['because']}”): `memory-plugin supersede "
+                       f"{shlex.quote(d['path'])} {shlex.quote(res['path'])}` records it")
         if dry_run:
             click.echo(res["text"].rstrip("\n"))
         if res.get("superseded"):

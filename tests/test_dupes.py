@@ -423,6 +423,10 @@ def test_remember_writes_a_successor_and_names_the_note_it_replaces(built):
                 "--title", "Webhooks are signed with Ed25519 instead of HMAC",
                 "--summary", "Partners verify the webhook signature header with our public Ed25519 key.", "--dry-run")
     assert r.returncode == 0 and "replaces? Projects/tollgate/decisions/Webhook signing with HMAC.md" in r.stdout, r.stdout
+    import shlex  # the printed command runs as printed (paths quoted for a shell)
+    cmd = r.stdout.split("`memory-plugin supersede ", 1)[1].split("`", 1)[0]
+    assert shlex.split(cmd) == ["Projects/tollgate/decisions/Webhook signing with HMAC.md",
+                                "Decisions/Webhooks are signed with Ed25519 instead of HMAC.md"], cmd
     # the same decision restated is still refused, with the shared passages
     r = remember(built, "--type", "decision", "--project", "tollgate", "--title", "Partners check an HMAC on our callbacks",
                  "--summary", "Every webhook request has a signature header: HMAC-SHA256 over the timestamp and "
