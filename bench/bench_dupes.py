@@ -245,7 +245,8 @@ def main() -> None:
         from common import load_avg, machine, write_section
 
         commit = os.popen(f"git -C {ROOT} rev-parse --short HEAD").read().strip()
-        write_section(a.section, "## Duplicate judge (issue 12)\n\n"
+        title = "## Duplicate judge (issue 12)" if a.section == "duplicates" else f"## Duplicate judge, `{rel}` (issue 12)"
+        write_section(a.section, f"{title}\n\n"
                                  f"Machine: {machine()}; load {load_avg()}; commit {commit}\n\n"
                                  f"Command: `.venv/bin/python bench/bench_dupes.py --mode {a.mode}"
                                  + (f" --pairs {rel}" if str(rel) != "bench/eval/duplicates.yaml" else "")
