@@ -25,7 +25,8 @@ def survey(cfg) -> dict:
     is False when the walk stopped at SCAN_MAX_ENTRIES (the counts are then lower bounds); `small`
     says the inline build fits; candidates are the paths worth reading for a brief without an
     index (top-level notes, then notes in hub, project and convention folders or named like hubs)."""
-    from .paths import is_excluded
+    from .paths import excluder
+    is_excluded = excluder(cfg.exclude)  # compiled once for the whole walk
 
     root = str(cfg.vault)
     skip = os.path.realpath(str(cfg.cache_dir))
@@ -46,7 +47,7 @@ def survey(cfg) -> dict:
                 complete = False
                 break
             rel = f"{rel_d}/{e.name}" if rel_d else e.name
-            if e.name.startswith(".") or is_excluded(rel, cfg.exclude):
+            if e.name.startswith(".") or is_excluded(rel):
                 continue
             try:
                 if e.is_dir(follow_symlinks=False):
