@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 
 from . import textutil
@@ -156,13 +157,40 @@ def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> str:
         with vault_lock(cache_dir, timeout=LOCK_WAIT):
             drain(vault, cache_dir, locked=True)
             _append_locked(vault, rel, line)
-        return "appended"
+        status = "appended"
     except Timeout:
         q = _queue_dir(cache_dir)
         os.makedirs(q, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}.json"
         atomic_write(os.path.join(q, name), json.dumps({"rel": rel, "line": line}))
-        return "queued"
+        status = "queued"
+    _hand_over(vault, cache_dir)
+    return status
+
+
+def _hand_over(vault: str, cache_dir: str) -> None:
+    """No queued line is left behind when its writer exits. The holder drained before it appended,
+    but a line may be queued after that drain and before the lock is released; so every writer, after
+    releasing the lock (or after queueing), takes it again without waiting while lines are queued, and
+    drains them. When that try fails, whoever holds the lock now will run this same check after its
+    own release, which comes after our queueing: the last writer out always finds the queue's lines."""
+    from filelock import Timeout
+
+    from .fsutil import vault_lock
+
+    q = _queue_dir(cache_dir)
+    while True:
+        try:
+            if not any(n.endswith(".json") for n in os.listdir(q)):
+                return
+        except FileNotFoundError:
+            return
+        try:
+            with vault_lock(cache_dir, timeout=0):
+                if not drain(vault, cache_dir, locked=True):
+                    return
+        except Timeout:
+            return
 
 
 def drain(vault: str, cache_dir: str, locked: bool = False) -> int:
@@ -201,9 +229,11 @@ def _append_locked(vault: str, rel: str, line: str) -> None:
     day = os.path.basename(rel)[:-3]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     checked_path(vault, rel)  # the folder just made (or found) is still inside the vault
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # non-blocking: a FIFO in the journal's place would otherwise hang the hook on open
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise JournalRefused(f"the journal file {rel} is not a regular file: nothing written")
             old = f.read().decode("utf-8", errors="surrogateescape")
     except FileNotFoundError:
         old = f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"

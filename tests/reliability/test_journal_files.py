@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from pathlib import Path
 
@@ -134,3 +135,21 @@ def test_a_journal_line_queued_behind_the_lock_is_appended_later(vault, cache_di
     assert text.index("session queued01") < text.index("session after001")
     assert not list((cache_dir / "journal-queue").glob("*.json"))
     count("operations", 2)
+
+
+def test_a_fifo_in_the_journal_files_place_does_not_hang_session_end(vault, cache_dir, tmp_path):
+    """A named pipe where today's journal note should be: SessionEnd refuses it at once (a blocking
+    open would hang the hook until Claude Code kills it), says so in the log, and leaves it a pipe."""
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    jdir = vault / "journal"
+    jdir.mkdir(exist_ok=True)
+    today = jdir / time.strftime("%Y-%m-%d.md")
+    if today.exists():
+        today.unlink()
+    os.mkfifo(today)
+    r = run_bytes("hook", "session-end", data=json.dumps(
+        {"session_id": "fifo0001", "cwd": str(tmp_path), "reason": "other"}).encode(), env=env, timeout=20)
+    assert r.returncode == 0 and r.stdout == "", r.stderr
+    assert stat.S_ISFIFO(os.lstat(today).st_mode)
+    assert "not a regular file" in (cache_dir / "hooks.log").read_text()
+    count("operations")
