@@ -93,27 +93,32 @@ def refresh(cfg: Config, force: bool = False) -> dict:
     """Write the outputs whose content changed (all of them when `force`). Returns what it did.
 
     In a big vault graph.json and the report are written by a second process while this one
-    hashes, writes graph.html and collects the brief (each opens its own connection, so none is
-    carried across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other."""
+    writes graph.html and collects the brief (each opens its own connection, so none is carried
+    across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other. When `force`, the
+    content hash is the second process's too: nothing waits for it, and the two halves are then
+    about even (bench/RESULTS.md, Engine)."""
     from .index import get_meta
 
     with file_lock(cfg.path("outputs.lock"), timeout=600):
         with _index(cfg) as conn:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+            seen = get_meta(conn, "changed_at")
         big = PARALLEL_MIN_NOTES <= n_notes <= PARALLEL_MAX_NOTES
-        graph_files = _start(cfg, big) if force else None
+        graph_files = _start(cfg, big, None) if force else None
+        digest = None
         try:
-            with _index(cfg) as conn:
-                seen = get_meta(conn, "changed_at")
-                digest = graph_hash(cfg, conn)
-            old = state(cfg)
+            skip = False
+            if not force:
+                with _index(cfg) as conn:
+                    digest = graph_hash(cfg, conn)
+                old = state(cfg)
+                skip = old.get("graph_hash") == digest and all_exist(cfg)
             now = time.time()
-            skip = not force and old.get("graph_hash") == digest and all_exist(cfg)
             if skip:
                 new = {**old, "skipped_at": now, "skipped": int(old.get("skipped", 0)) + 1}
             else:
-                graph_files = graph_files or _start(cfg, big)
-                new = {"graph_hash": digest, "written_at": now, "skipped_at": None, "skipped": 0}
+                graph_files = graph_files or _start(cfg, big, digest)
+                new = {"written_at": now, "skipped_at": None, "skipped": 0}
             with _index(cfg) as conn:
                 if not skip:
                     from . import view
@@ -121,9 +126,9 @@ def refresh(cfg: Config, force: bool = False) -> dict:
                 write_brief(cfg, conn)
         finally:
             if graph_files is not None:
-                graph_files()  # waits for the second process; its error is raised here
+                digest = graph_files()  # waits for the second process; its error is raised here
         # the index's change time they were made from: a reindex meanwhile leaves them stale
-        atomic_write(cfg.path(STATE), json.dumps({**new, "changed_at": seen}))
+        atomic_write(cfg.path(STATE), json.dumps({"graph_hash": digest, **new, "changed_at": seen}))
     return {"graph": "unchanged: not rewritten" if skip else "written", "graph_hash": digest}
 
 
@@ -138,34 +143,42 @@ def _index(cfg: Config):
         conn.close()
 
 
-def _start(cfg: Config, parallel: bool):
-    """Begin writing graph.json and the report; returns the call that finishes it."""
+def _start(cfg: Config, parallel: bool, digest: str | None):
+    """Begin writing graph.json and the report; returns the call that finishes it, which returns
+    the graph's content hash (`digest`, or computed there when None)."""
     if not parallel:
-        return lambda: write_graph_files(cfg)
+        return lambda: write_graph_files(cfg, digest)
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     ex = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("fork"))
-    fut = ex.submit(write_graph_files, cfg)
+    fut = ex.submit(write_graph_files, cfg, digest)
 
     def finish():
         try:
-            fut.result()
+            return fut.result()
         finally:
             ex.shutdown()
     return finish
 
 
-def write_graph_files(cfg: Config) -> None:
-    """graph.json and GRAPH_REPORT.md (communities included) from the index."""
+def write_graph_files(cfg: Config, digest: str | None = None) -> str:
+    """graph.json and GRAPH_REPORT.md (communities included) from the index; -> the content hash
+    of the graph they were made from (read in the same transaction), unless the caller has it."""
     from . import graphdata, report
 
     with _index(cfg) as conn:
-        ng = graphdata.load(conn)
-        comms = graphdata.communities(ng)
-        graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
-        del ng
-        atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
+        conn.execute("BEGIN")  # one snapshot: a reindex meanwhile cannot split hash and files
+        try:
+            digest = digest or graph_hash(cfg, conn)
+            ng = graphdata.load(conn)
+            comms = graphdata.communities(ng)
+            graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
+            del ng
+            atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
+        finally:
+            conn.execute("COMMIT")
+    return digest
 
 
 def write_brief(cfg: Config, conn: sqlite3.Connection) -> None:

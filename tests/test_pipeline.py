@@ -102,6 +102,33 @@ def test_sync_rewrites_graph_outputs_only_when_the_graph_changed(vault, cache_di
     assert json.loads(run_cli("--vault", str(vault), "status", "--json").stdout)["outputs"]["skipped"] == 0
 
 
+def test_the_second_output_process_hashes_what_the_next_sync_compares(vault, cache_dir, monkeypatch):
+    """With graph.json and the report written by a second process (a big vault's path, forced here
+    on the fixture), the forced rebuild's hash comes from that process: it equals the hash of the
+    index it wrote from, so a sync with nothing the graph shows changed skips the rewrite."""
+    from memory_plugin import outputs as O
+
+    monkeypatch.setattr(O, "PARALLEL_MIN_NOTES", 1)
+    cfg = load_config(vault=vault)
+    stats = P.rebuild(cfg)
+    conn = I.open_index(cfg)
+    try:
+        want = O.graph_hash(cfg, conn)
+    finally:
+        conn.close()
+    assert stats["outputs"]["graph_hash"] == want
+    assert json.loads((cache_dir / "outputs.json").read_text())["graph_hash"] == want
+    before = _stamps(cache_dir)
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nOne more plain line, no link.\n")
+    assert P.sync(cfg)["outputs"]["graph"] == "unchanged: not rewritten"
+    assert _stamps(cache_dir) == before
+    with open(vault / MOC, "a", encoding="utf-8") as f:
+        f.write("\nSee [[Drawn by the second process]].\n")
+    assert P.sync(cfg)["outputs"]["graph"] == "written"
+    assert "Drawn by the second process" in (cache_dir / "graph.json").read_text(encoding="utf-8")
+
+
 def test_sync_refreshes_outputs_after_a_reindex_changed_the_index(vault, cache_dir):
     """PostToolUse reindexes without touching outputs; the next sync finds nothing new to read but
     sees the index changed since the outputs were made, and refreshes them."""
