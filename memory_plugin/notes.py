@@ -402,16 +402,31 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
 
 
 def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> bool:
-    if ptype in [t.lower() for t in cfg["hub_types"]]:
+    types, hub_tags, folders, rx = _hub_rules(cfg)
+    if ptype in types:
         return True
-    hub_tags = {t.lower() for t in cfg["hub_tags"]}
     if any(t.lower() in hub_tags for t in tags):
         return True
-    if any(path.startswith(f.strip("/") + "/") for f in cfg["hub_folders"] if f.strip("/")):
+    if any(path.startswith(f) for f in folders):
         return True
     name = path.rsplit("/", 1)[-1][:-3]
-    rx = _title_rx(tuple(cfg["hub_title_patterns"]))
     return bool(rx and (rx.match(name) or rx.match(title)))
+
+
+_rules_cache: dict[tuple, tuple] = {}
+
+
+def _hub_rules(cfg: dict) -> tuple:
+    """The hub settings as is_authored_hub tests them (lowercased sets, folder prefixes, one regex),
+    made once per distinct setting: it runs twice for every note of a rebuild."""
+    key = tuple(tuple(cfg[k]) for k in ("hub_types", "hub_tags", "hub_folders", "hub_title_patterns"))
+    rules = _rules_cache.get(key)
+    if rules is None:
+        types, tags, folders, patterns = key
+        rules = _rules_cache[key] = (
+            {t.lower() for t in types}, {t.lower() for t in tags},
+            tuple(f.strip("/") + "/" for f in folders if f.strip("/")), _title_rx(patterns))
+    return rules
 
 
 _rx_cache: dict[tuple, re.Pattern | None] = {}
