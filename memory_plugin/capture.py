@@ -85,7 +85,7 @@ CUES: dict[str, str] = {
               r"|\b(?:it's|its|it is|there's|they're)\s+(?!fine\b|ok\b|okay\b|good\b|done\b|working\b|"
               r"not\s+(?:working|what)\b)\w",
     # a specific value: a number, version, port, path, host, ENV_VAR, camelCase name, masked code
-    "specific": r"\d|[\w-]+/[\w./<>*-]*|\b\w+\.\w{2,}\b|@\w+|\bcodeword\b|\b\w+_\w+\b|\b(?:utc|gmt)\b",
+    "specific": r"\d|(?<![\w-])[\w-]+/[\w./<>*-]*|\b\w+\.\w{2,}\b|@\w+|\bcodeword\b|\b\w+_\w+\b|\b(?:utc|gmt)\b",
     # a decision: "we decided", "agreed", "settled", "we're going with"
     "decision": r"\b(?:decided|agreed|settled|chose|chosen|went with|going with|standardi[sz]ed|standardi[sz]ing|"
                 r"we're moving|we are moving|we'll be using|we will use|(?:final|design|team|architecture|product) decision|"
