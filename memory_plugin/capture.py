@@ -107,7 +107,8 @@ CUES: dict[str, str] = {
               r"i'd (?:rather|prefer)|my (?:preference|style|coding style|rule|convention)|i'm (?:on|using))\b",
     # a one-off choice: "I prefer the second option", "option B"
     "oneoff": r"\b(?:prefer|like|rather|go with|choose|pick|take)\s+(?:the\s+)?(?:first|second|third|last|other|former|"
-              r"latter|new|old|version|option|one|approach|this|that|it|yours|mine)\b|\boption [a-z0-9]\b",
+              r"latter|new|old|version|option|one|approach|this|that|it|yours|mine)\b|\boption [a-z0-9]\b|"
+              r"\beither (?:works|is fine|way)\b|\bup to you\b|\b(?:preference|choice) would be\b",
     # telling Claude something to know: "fyi", "heads up", "you should know", "just so you know"
     "know": r"\b(?:fyi|for (?:your|ur) info(?:rmation)?|heads[- ]up|(?:just )?so (?:you|we)(?: know|'re aware| are aware)|just so (?:you|we)|"
             r"(?:some )?(?:background|context) (?:for you|you need)|let me give you (?:some )?(?:background|context)|you should know|"
@@ -136,7 +137,8 @@ CUES: dict[str, str] = {
     # a change: "switched", "moved off", "no longer", "anymore", "used to", "was renamed"
     "change": r"\b(?:switched|switching|moved|migrated|migrating|replaced|renamed|dropped|deprecated|sunset|retired|"
               r"removed|ditched|phased out|no longer|any ?more|any longer|used to|(?:is|are) gone|since (?:the|last|we|\d)|"
-              r"changed|raised|lowered|now)\b",
+              r"changed|raised|lowered)\b|\b(?:is|are|'s|runs|lives|uses|goes|go|on)\s+(?:[\w./-]+\s+){0,3}now\b|"
+              r"\bnow (?:it's|its|we|the|everything|all)\b",
     # "stop using X"
     "stop_use": r"\b(?:stop|stopped|quit)\s+(?:using|suggesting|adding|importing|writing|putting|doing|calling|creating|generating)\b",
     # against: a question
@@ -162,7 +164,7 @@ CUES: dict[str, str] = {
     # against: a debugging report
     "debug": r"\b(?:(?:i'm|we're|i am|we are|i|we) (?:getting|get|got|seeing|see)|stack ?trace|traceback|crash(?:es|ed|ing)?|"
              r"failing|broken|segfault|didn't work|doesn't work|not working|is down|are down|complaining|"
-             r"still (?:there|happening|the same)|it (?:fails|failed|breaks|hangs|errors)|fails? (?:on|with|when))\b",
+             r"still (?:there|happening|the same)|it (?:fails|failed|breaks|hangs|errors|throws)|(?:fails?|throws?) (?:on|with|when|an?)|throwing)\b",
     # against: a task imperative at the sentence's start
     "task": r"^" + _FILL + r"(?:(?:can|could|would|will) you (?:please )?|let's |lets |i need you to |go ahead and )?" + _TASK + r"\b",
     # against: a request after a clause boundary: "..., can you add a TTL", "..., now rebuild it"
@@ -191,6 +193,8 @@ PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "team_fact": (("team", "stated"), ("question", "task", "local", "then_task", "observe", "debug", "todo", "asks")),
     "specific_fact": (("stated", "specific"), ("question", "task", "local", "debug", "then_task", "observe", "todo", "asks")),
     "generic_rule": (("generic",), ("question", "local", "observe", "hypo", "task", "reported")),
+    "decision_statement": (("decision",), ("question", "local", "transient", "hypo", "oneoff")),
+    "memory_cue": (("memory",), ("todo", "question", "local", "elsewhere", "transient", "label_task", "observe")),
     "memory_statement": (("memory_clause",), ("todo", "question", "local", "elsewhere", "label_task", "transient")),
     "label_statement": (("label",), ("local", "transient", "label_task", "question", "debug")),
     "know_statement": (("know",), ("local", "transient", "question", "debug")),
@@ -206,7 +210,7 @@ PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "colon_statement": (("colon_clause",), ("question", "local", "transient", "label_task", "debug")),
 }
 # Cue classes that enter the model only through a conjunction above (alone they are too often the task).
-INGREDIENTS = ("memory_clause", "label", "know", "habit", "colon_clause", "prefer", "team", "infra", "prohibit")
+INGREDIENTS = ("memory", "decision", "memory_clause", "label", "know", "habit", "colon_clause", "prefer", "team", "infra", "prohibit")
 _NAMES = tuple(n for n in CUES if n not in INGREDIENTS) + ("short", "asks") + tuple(PAIRS)
 _ASKING = {"question", "task", "then_task"}  # a sentence with one of these asks something of Claude now
 # A capture is a correction when a sentence of the prompt leads with one or says the team changed something.
@@ -218,54 +222,54 @@ SHORT_WORDS = 4  # a sentence of at most this many words ("no, the other file", 
 
 # ---- fitted by bench/fit_capture.py (do not edit by hand; rerun the script) ----
 # FIT-START
-BIAS = -1.877
+BIAS = -1.849
 WEIGHTS: dict[str, float] = {
-    'habit_rule': 3.673,
-    'future_rule': 3.519,
-    'decision': 3.182,
-    'label_statement': 3.007,
-    'know_statement': 2.707,
-    'change_team': 2.627,
-    'colon_statement': 2.596,
-    'learned': 2.394,
-    'generic_rule': 2.393,
-    'specific_fact': 2.333,
-    'future': 2.268,
-    'memory': 2.049,
-    'team_fact': 2.041,
-    'preference': 2.036,
-    'memory_statement': 2.025,
-    'generic': 1.81,
-    'stop_use': 1.783,
-    'wrong': 1.458,
-    'corr_lead': 1.337,
-    'change': 1.291,
-    'label_task': 1.238,
-    'prohibition': 0.697,
-    'stated': 0.596,
-    'specific': 0.489,
-    'corrected_fact': 0.481,
-    'standing_order': 0.419,
-    'transient': 0.214,
-    'infra_fact': 0.07,
-    'asked': 0.065,
-    'wrong_fact': 0.044,
-    'contrast': 0.031,
-    'oneoff': -0.08,
-    'asks': -0.338,
-    'elsewhere': -0.343,
-    'hypo': -0.373,
-    'reported': -0.468,
-    'short': -0.856,
-    'observe': -1.469,
-    'task': -1.717,
-    'then_task': -2.376,
-    'todo': -2.712,
-    'question': -2.761,
-    'debug': -2.906,
-    'local': -2.98,
+    'memory_cue': 3.912,
+    'habit_rule': 3.689,
+    'decision_statement': 3.611,
+    'future_rule': 3.498,
+    'know_statement': 2.807,
+    'label_statement': 2.789,
+    'colon_statement': 2.683,
+    'generic_rule': 2.632,
+    'change': 2.483,
+    'learned': 2.428,
+    'specific_fact': 2.415,
+    'preference': 2.406,
+    'future': 2.327,
+    'team_fact': 2.146,
+    'change_team': 1.882,
+    'stop_use': 1.773,
+    'label_task': 1.66,
+    'generic': 1.64,
+    'memory_statement': 1.094,
+    'corr_lead': 1.047,
+    'wrong': 1.041,
+    'prohibition': 0.668,
+    'corrected_fact': 0.593,
+    'standing_order': 0.502,
+    'stated': 0.405,
+    'wrong_fact': 0.335,
+    'specific': 0.327,
+    'elsewhere': 0.25,
+    'contrast': 0.227,
+    'transient': 0.203,
+    'asked': 0.01,
+    'infra_fact': -0.013,
+    'asks': -0.324,
+    'oneoff': -0.408,
+    'reported': -0.452,
+    'hypo': -0.538,
+    'short': -0.695,
+    'observe': -1.397,
+    'todo': -1.708,
+    'task': -1.897,
+    'local': -2.514,
+    'then_task': -2.561,
+    'question': -2.564,
+    'debug': -3.117,
 }
-THRESHOLD = 0.47
+THRESHOLD = 0.34
 # FIT-END
 
 _rx: dict[str, re.Pattern] = {}
