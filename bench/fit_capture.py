@@ -45,7 +45,7 @@ def load() -> tuple[dict[str, list[dict]], list[dict]]:
             extra.append({"id": q["id"], "prompt": q["prompt"], "y": bool(q.get("capture", q["kind"] == "capture")),
                           "corr": False})
     for q in [q for qs in folds.values() for q in qs] + extra:
-        q["sents"] = capture.prompt_features(q["prompt"]) or [{}]
+        q["sents"] = capture.prompt_features(q["prompt"], exhaustive=True) or [{}]
     return folds, extra
 
 

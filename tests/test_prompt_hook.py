@@ -195,6 +195,22 @@ def test_capture_dev_sets_hold_their_figures():
     assert tp / (tp + fp) >= 0.95 and tp / (tp + fn) >= 0.9
 
 
+def test_capture_gates_change_no_answer():
+    # the key words and the branch-and-bound gate (speed only) give the answers of the exhaustive search
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    prompts = [q["prompt"] for f in sorted((root / "bench" / "dev").glob("*.yaml"))
+               for q in (yaml.safe_load(f.read_text()) or {}).get("prompts", []) if isinstance(q, dict) and "prompt" in q]
+    assert len(prompts) > 800
+    for p in prompts:
+        prob, _, corrects = capture.best(p, exhaustive=True)
+        full = None if prob < capture.THRESHOLD else ("correction" if corrects else "memory")
+        assert capture.kind(p) == full, p
+    assert all(k == k.lower() and k.isalpha() for keys in capture.KEYS.values() for k in keys)
+    assert set(capture.KEYS) <= set(capture.CUES)
+
+
 def test_capture_never_raises_and_stays_fast_on_hostile_prompts():
     import time
 
