@@ -8,13 +8,18 @@ sessions, a generic always/never rule, a team fact with a specific value, a deci
 correction lead, a contrast "X, not Y", a change "switched to / no longer / used to"; and against: a
 to-do frame "remember to ...", a question, a hypothetical, the code at hand "in this function", news of
 the moment "just / already / an hour ago", a task imperative "fix ...", an observation "it always
-crashes", reported speech) and a few named conjunctions of them (PAIRS). A logistic regression over
-those features (WEIGHTS, BIAS) scores each sentence; the prompt is a capture when its best sentence's
-probability reaches THRESHOLD. The weights are fit on the development sets only (bench/dev/
+crashes", reported speech) and a few named conjunctions of them (PAIRS: a cue together with the absence
+of every veto that says "this is about the task at hand"; `asks` marks a sentence beside another that
+asks a question or gives a task, so "our tests are slow. Can you find why?" is context, not a memory).
+A logistic regression over those features (WEIGHTS, BIAS) scores each sentence; the prompt is a capture
+when its best sentence's probability reaches THRESHOLD, and a correction when one of its sentences leads
+with a correction, tells Claude it is wrong, says the team changed something, or contrasts ("X, not Y"). The weights are fit on the development sets only (bench/dev/
 capture-dev*.yaml plus the non-capture prompts of bench/dev/prompts-*.yaml) by bench/fit_capture.py,
 which rewrites the fitted block below and reports leave-one-set-out figures; see bench/eval/PROTOCOL.md,
 session 5. Linear in the prompt's length: every pattern is a plain alternation searched once per
-sentence, no nested unbounded repetition. The hook only asks Claude to record what it found; it writes
+sentence, no nested unbounded repetition; a cue is searched only when one of its KEYS is in the prompt,
+and the cues that only lower a score only where a sentence could still pass (an exact bound), so an
+ordinary prompt compiles and searches a handful of patterns. The hook only asks Claude to record what it found; it writes
 nothing.
 """
 from __future__ import annotations
