@@ -1,220 +1,457 @@
 """Does a prompt state something worth keeping? ("remember that ...", "from now on ...", "we decided
-...", "I prefer ...", a correction such as "no, we use X, not Y").
+...", "I prefer ...", "our staging db is on port 5433", a correction such as "no, we use X, not Y").
 
-One table of rules (RULES), each anchored at a sentence opening. Linear in the prompt's length: every
-pattern is matched once per sentence at its start, and every repetition in it is bounded or over a
-character class that cannot overlap what follows it (no nested unbounded quantifiers). A rule is
-compiled and tried only when one of its key words is in the prompt, so the usual prompt ("run the
-tests") compiles nothing. A to-do ("remember to run the linter"), a question ("do you remember what
-the error was?"), an observation about the code ("we always get a 500 here") and a one-off
-instruction ("never use a bare except here") are not memories. The hook only asks Claude to record
-what it found; it writes nothing.
-Set on bench/dev/capture-dev*.yaml (the development sets; capture-dev4.yaml holds the labels ("mental note:",
-"takeaway:"), standing instructions ("whenever you ...", "let's always ..."), preferences and negated
-corrections ("that isn't right;", "not anymore -") that 1-3 lacked).
+A clause-level detector, not a phrase list. The prompt is cut into sentences (code blocks, inline code
+and quoted text masked, so "translate 'always remember your password'" or `useRemember()` say nothing);
+each sentence is described by a few named cue classes (CUES: is it addressed to memory or to future
+sessions, a generic always/never rule, a team fact with a specific value, a decision, a preference, a
+correction lead, a contrast "X, not Y", a change "switched to / no longer / used to"; and against: a
+to-do frame "remember to ...", a question, a hypothetical, the code at hand "in this function", news of
+the moment "just / already / an hour ago", a task imperative "fix ...", an observation "it always
+crashes", reported speech) and a few named conjunctions of them (PAIRS: a cue together with the absence
+of every veto that says "this is about the task at hand"; `asks` marks a sentence beside another that
+asks a question or gives a task, so "our tests are slow. Can you find why?" is context, not a memory).
+A logistic regression over those features (WEIGHTS, BIAS) scores each sentence; the prompt is a capture
+when its best sentence's probability reaches THRESHOLD, and a correction when one of its sentences leads
+with a correction, tells Claude it is wrong, says the team changed something, or contrasts ("X, not Y"). The weights are fit on the development sets only (bench/dev/
+capture-dev*.yaml plus the non-capture prompts of bench/dev/prompts-*.yaml) by bench/fit_capture.py,
+which rewrites the fitted block below and reports leave-one-set-out figures; see bench/eval/PROTOCOL.md,
+session 5. Linear in the prompt's length: every pattern is a plain alternation searched once per
+sentence, no nested unbounded repetition; a cue is searched only when one of its KEYS is in the prompt,
+and the cues that only lower a score only where a sentence could still pass (an exact bound), so an
+ordinary prompt compiles and searches a handful of patterns. The hook only asks Claude to record what it found; it writes
+nothing.
 """
 from __future__ import annotations
 
+import bisect
+import math
 import re
 
-MAX_CHARS = 2000  # a statement to keep sits near the top; the rest of a long prompt is code or logs
+MAX_CHARS = 4000  # the hook cuts the prompt at 4,000 characters; a statement may sit anywhere in it
 
-# What may open a sentence before the cue: "ok, ", "also ", "btw ", "and please ", "one more thing: ".
-_LEAD = (r"(?:(?:ok(?:ay)?|so|also|and|btw|by\s+the\s+way|fyi|just\s+so\s+you\s+know|please|hey|oh|well|"
-         r"one\s+more\s+thing|quick\s+note|alright|right|yes|yeah|great|thanks|hmm|as\s+a\s+team)[,:!-]?\s+){0,3}")
-# A statement of fact after a correction cue: "the worker reads ...", "we use ...", "it's 5433".
-_FACT = (r"(?:(?:the|our|its|their|this|that|all|every)\s+[\w./@-]+(?:\s+[\w./@-]+){0,3}\s+"
-         r"(?:is|are|was|were|runs?|uses?|lives?|has|have|needs?|goes|go|moved|changed|reads?|writes?|sits?|"
-         r"stays?|defaults?|comes?|belongs?|points?|listens?|takes?|calls?|ships?|resets?|expires?|talks?|sends?|"
-         r"connects?|depends?|must|"
-         r"should\s+(?:always|never)|never|always|only)"
-         r"|we(?:'ve)?\s+(?:use|run|deploy|have|moved|switched|don't|do\s+not|never|always|prefer|keep|store|ship|host|"
-         r"build|release|replaced|stopped|dropped|migrated)"
-         r"|it(?:'s|\s+is)\s+(?!fine\b|ok\b|okay\b|good\b|alright\b|not\s+what\b|still\b|the\s+other\b|that\s+one\b|"
-         r"working\b|done\b)|they\s+(?:are|use|moved))\b")
-# ... or with a bare subject, after an explicit "wrong:" or "that changed:" ("logs go to stdout").
-_BARE = (r"(?:" + _FACT + r"|[\w./@-]+(?:\s+[\w./@-]+){0,2}\s+(?:is|are|was|were|go|goes|live|lives|runs?|uses?|"
-         r"now|moved|belongs?|must|should)\b)")
-_DONT = r"(?:don't|dont|do\s+not)"
-_STD_VERBS = (r"(?:use|run|call|commit|push|deploy|merge|write|put|add|import|store|log|pin|edit|touch|create|"
-              r"delete|remove|rename|change|modify|install|upgrade|rely|hardcode|hard-code|expose|skip|disable|"
-              r"mock|print|return|check\s+in|force|leave|mix|ship|send|keep|name|prefix|squash|rebase|test|"
-              r"document|format|lint|tag|release|bump|open)")
+_V = r"(?:is|are|'s|was|were|has|have|had|lives?|runs?|uses?|needs?|goes|go|sits?|reads?|owns?|takes?|expires?|" \
+     r"rotates?|resets?|means?|must|can't|cannot|won't|only|stores?|stored|accepts?|requires?|calls?|returns?|" \
+     r"keeps?|caches?|strips?|builds?|built|handles?|deploys?|publishes?|points?|talks?|sends?|listens?|holds?|" \
+     r"belongs?|defaults?|wants?|gets|comes?|lives|hosted|kept|managed|owned|frozen|not)"
+_TASK = (r"(?:fix|add|write|run|make|rename|refactor|implement|update|create|show|open|explain|check|look|try|delete|"
+         r"remove|revert|undo|put|save|store|translate|commit|push|switch|profile|give|tell|find|move|change|bump|clean|"
+         r"handle|assert|rewrite|generate|help|debug|review|summari[sz]e|list|print|set|install|build|deploy|test|"
+         r"ignore|continue|go|do|use|get|read|pull|merge|format|lint|ask|call|email|ping|send|close|mark|"
+         r"finish|start|wait|rerun|retry|redo|dedupe|dedup|improve|investigate|see|figure|walk|include|drop|"
+         r"replace|convert|parse|optimi[sz]e|speed|reduce|increase|split|copy|paste)")
+_FILL = r"(?:(?:ok(?:ay)?|so|also|and|but|btw|oh|well|hey|alright|right|yes|yeah|great|thanks|thank you|cool|hmm+|hm+|" \
+        r"mm+|um+|ugh|eh|wait|hold on|hang on|please|pls|plz|now)[,.!]?\s+){0,3}"
 
-# The one table: (kind, key words of which one must be in the prompt, pattern after _LEAD).
-# kind "not": the sentence asks or plans (it is skipped); "correction" beats "memory"; "info" is a
-# memory unless what follows the cue is news of the moment.
-RULES: list[tuple[str, tuple[str, ...], str]] = [
-    # --- openings that look like a cue but ask, plan or talk about the code
-    ("not", ("remember",), r"(?:do|can|could|would|did|will)\s+(?:you|we)\s+(?:still\s+)?remember\b"),
-    ("not", ("remember",), r"(?:please\s+)?remember\s+(?:to|what|when|where|how|why|which|who|if|whether|me)\b"),
-    ("not", ("remember",), r"(?:please\s+)?remember\s+(?:that\s+)?(?:we|you|i)\s+(?:still\s+)?(?:need|have|gotta|got|want)\s+to\b"),
-    ("not", ("forget",), _DONT + r"\s+forget\s+to\b"),
-    ("not", ("mind",), r"(?:always|never)\s+mind\b"),
-    ("not", ("remind",), r"remind\s+me\b"),
-    # --- corrections: "no, we use X", "that's outdated: ...", "we switched to Y"
-    ("correction", ("no", "nope", "nah"), r"(?:no|nope|nah)[,.!]?\s+(?:no[,.!]?\s+)?" + _FACT),
-    ("correction", ("actually",), r"actually[,]?\s+" + _FACT),
-    ("correction", ("actually", "no", "nope"), r"(?:actually|no|nope)[,.!]?\s+[^;!?,]{1,60},\s+not\s+(?!sure\b|yet\b|really\b|quite\b|working\b|now\b)\w"),
-    # "that's wrong: ...", "that isn't right; ...", "that's no longer the case: builds run ..."
-    ("correction", ("wrong", "incorrect", "outdated", "mistaken", "stale", "right", "true", "correct", "accurate", "date", "case"),
-     r"(?:(?:(?:that|this|it)(?:'s|\s+is)|you're|you\s+are|your\s+\w+\s+is)\s+(?:wrong|incorrect|outdated|out\s+of\s+date|stale|"
-     r"mistaken|(?:not|no\s+longer)\s+(?:right|true|correct|accurate|the\s+case))|(?:that|this|it)\s+isn't\s+(?:right|true|correct|"
-     r"accurate|the\s+case))\b[^;!?]{0,40}?(?:[,;-]\s*" + _FACT + r"|:\s*" + _BARE + ")"),
-    # "that's not how we do it - we use ...", "you've got it backwards: ...", "not anymore - we moved ...",
-    # "that used to be true, but now the API is ..."
-    ("correction", ("how",), r"(?:wait[,!-]\s+)?that's\s+not\s+how\s+we\s+(?:do\s+(?:it|things|this)|work)\b[^;!?]{0,20}?[,:;-]\s*" + _FACT),
-    ("correction", ("backwards", "wrong"),
-     r"you(?:'ve|\s+have)\s+got\s+(?:it|that|this)\s+(?:backwards|wrong|the\s+wrong\s+way\s+round)\s*[,:;-]\s*" + _BARE),
-    ("correction", ("anymore", "longer"),
-     r"not\s+(?:true\s+|the\s+case\s+|so\s+)?(?:any\s*more|any\s+longer)\s*[,:;-]+\s*" + _FACT),
-    ("correction", ("used",), r"(?:that|this|it)\s+used\s+to\s+be\s+(?:true|the\s+case|right|correct)\s*[,;-]?\s*"
-     r"(?:but\s+)?(?:now|these\s+days|since\s+[\w.-]+)\s*,?\s*" + _BARE),
-    ("correction", ("wrong", "incorrect", "quite"), r"(?:wrong|incorrect|not\s+quite)\s*[:,-]\s+" + _BARE),
-    ("correction", ("correction",), r"(?:(?:small|quick|minor|tiny|one)\s+)?correction\s*[:,-]\s*\w"),
-    ("correction", ("not",), r"(?:it's|it\s+is|it\s+should\s+be|that's|that\s+should\s+be|this\s+is|this\s+should\s+be)\s+[^,;!?]{1,40},?\s+"
-     r"not\s+(?!a\s+bug\b|the\s+problem\b|an?\s+issue\b|my\b|your\b|what\b|sure\b|yet\b)\w"),
-    ("correction", ("not",), r"we\s+use\s+[^,;!?]{1,40},?\s+not\s+\w"),
-    ("correction", ("not",), r"not\s+[\w.@/-]+\s*(?:[-,:;]+|but)\s*(?:we\s+(?:use|run|prefer|deploy)|it's|it\s+is|the\s+\w+\s+is)\b"),
-    ("correction", ("use", "longer", "stopped", "quit"),
-     r"we\s+(?:" + _DONT + r"\s+use|no\s+longer|(?:stopped|quit)\s+using|(?:have\s+)?stopped\s+using)\b"),
-    ("correction", ("switched", "moved", "migrated"),
-     r"we(?:'ve|\s+have)?\s+(?:switched|moved|migrated)\s+(?:from|to|away\s+from|off|over)\b"),
-    ("correction", ("replaced", "swapped"), r"we(?:'ve|\s+have)?\s+(?:replaced|swapped)\s+[^;!?]{1,40}?\s+(?:with|for|by)\b"),
-    ("correction", ("retired", "ditched", "phased", "deprecated", "sunset", "dropped"),
-     r"we(?:'ve|\s+have)?\s+(?:retired|ditched|phased\s+out|deprecated|sunset|dropped\s+support\s+for)\b"),
-    ("correction", ("changed",), r"(?:that|this|it)\s+(?:has\s+)?changed\s*[:;,-]\s*" + _BARE),
-    ("correction", ("note", "memory", "doc", "docs", "readme", "entry", "info", "information"),
-     r"(?:the|that|this|your|my)\s+(?:old\s+|existing\s+|saved\s+)?(?:note|memory|doc|docs|readme|entry|info|information)"
-     r"\s+(?:is|was)\s+(?:wrong|outdated|incorrect|stale|out\s+of\s+date)\b"),
-    ("correction", ("right", "correct", "actual", "real", "proper"),
-     r"the\s+(?:right|correct|actual|real|proper)\s+[\w-]+(?:\s+[\w-]+){0,2}\s+(?:is|are)\s+(?!probably\b|maybe\b|likely\b|perhaps\b)"),
-    # --- statements to keep
-    ("memory", ("remember", "memorize", "memorise"),
-     r"(?:please\s+)?(?:remember|memori[sz]e)(?:\s*[:,-]|\s+(?:that|this)\b|\s+(?:we|our|you|i)\s|\s+it's\b|\s+" + _FACT + ")"),
-    ("memory", ("forget",), _DONT + r"\s+(?:ever\s+)?forget(?:\s*[:,-]|\s+(?:that|we|our)\b)"),
-    ("memory", ("mind",), r"(?:keep|bear)\s+(?:this\s+|that\s+)?in\s+mind(?:\s*[:,-]|\s+that\b)"),
-    ("memory", ("now", "forward", "henceforth", "future", "starting", "today"),
-     r"(?:from\s+now\s+on|going\s+forward|moving\s+forward|henceforth|in\s+(?:the\s+)?future|for\s+the\s+future|"
-     r"starting\s+(?:now|today|this\s+week|with\s+(?:this|the\s+next)\s+\w+)|from\s+today)\b"),
-    ("memory", ("next",), r"next\s+time(?:\s*[,:-]|\s+(?:you|we|please|don't|do\s+not|use|run|make|always|never)\b)"),
-    ("memory", ("note", "reference", "record", "lesson", "lessons", "learned", "til", "today", "know", "turns", "posterity",
-                "worth", "tip", "takeaway", "takeaways", "heads"),
-     r"(?:(?:a\s+)?note\s+(?:for\s+later|to\s+self|for\s+the\s+future|for\s+next\s+time)\b|for\s+future\s+reference\b|"
-     r"for\s+the\s+record\b|for\s+posterity\b|lessons?\s+learned\b|lesson\s*[:-]|til\b|today\s+i\s+learned\b|"
-     # a label before a colon: "mental note:", "worth remembering:", "pro tip for next time:", "takeaway:",
-     # "learned the hard way:", "heads-up for future sessions:"
-     r"(?:(?:mental|quick)\s+note|(?:[\w-]+\s+)?worth\s+(?:remembering|noting)|pro\s+tip(?:\s+for\s+(?:next\s+time|later))?|"
-     r"(?:key\s+|main\s+)?takeaways?|learned\s+the\s+hard\s+way|heads[\s-]+up\s+for\s+(?:future|later|next)(?:\s+\w+)?)\s*[:-]|"
-     r"good\s+to\s+know(?:\s+for\s+later)?\s*[:,-]|turns\s+out\s+(?:that\s+)?(?:the|our|we|you)\b)"),
-    ("memory", ("decided", "agreed", "settled", "chose", "chosen", "standardised", "standardized", "standardising", "standardizing", "picked", "went", "going",
-                "decision"),
-     r"(?:we(?:'ve|\s+have)?\s+(?:decided|agreed|settled\s+on|chose|chosen|standardi[sz]ed\s+on|picked|went\s+with)\b|"
-     r"we(?:'re|\s+are)\s+(?:going\s+with|standardi[sz]ing\s+on|settling\s+on)\b|(?:the\s+|our\s+|final\s+|team\s+)?decision\s*(?:is\b|was\b|[:-]))"),
-    ("memory", ("convention", "rule", "policy", "standard", "norm"),
-     r"(?:(?:the|our|a|team)\s+)?(?:convention|rule(?:\s+of\s+thumb)?|policy|team\s+rule|standard|norm)(?:\s+(?:here|for\s+[^;:!?]{1,40}?))?\s*(?:is\b|are\b|[:-])"),
-    ("memory", ("rule", "convention", "policy"), r"(?:as\s+a\s+rule\s*,|(?:we\s+have|there's|there\s+is)\s+a\s+(?:rule|convention|policy|standard)\s+(?:that\b|here\b|:))"),
-    ("memory", ("always", "never"), r"(?:it's\s+(?:important|essential|crucial)\s+that\s+)?(?:we|you)\s+(?:should\s+|must\s+)?(?:always|never)\s+(?!get\b|got\b|see\b|saw\b|hit\b|end\b|seem|lose\b|fail|forget\b)\w+"),
-    ("memory", ("always", "never", "ever"), r"(?:please\s+)?(?:always|never|" + _DONT + r"\s+ever|never\s+ever)\s+" + _STD_VERBS + r"\b"),
-    ("memory", ("always", "never"), r"make\s+sure\s+(?:you\s+|we\s+|to\s+)?(?:always|never)\b"),
-    ("memory", ("always", "never"), r"i\s+(?:always|never)\s+(?:use|want|write|run|prefer|like)\b"),
-    ("memory", ("prefer",), r"(?:i|we)\s+(?:always\s+)?prefer\s+(?!the\s+(?:first|second|third|last|other|former|latter|new|old)\b|this\b|that\b|it\b|option\b|yours\b|to\s+wait\b)"),
-    ("memory", ("like", "prefer"), r"i\s+(?:like|prefer)\s+(?:my|our|all)\s+[\w-]+(?:\s+[\w-]+){0,2}\s+"
-     r"(?:to|in|as|with|without|on|under|kept|written|formatted|sorted)\b"),
-    ("memory", ("preference",), r"(?:my|our|the\s+team's)\s+preference\s+(?:is\b|[:-])"),
-    ("memory", ("rather",), r"i'd\s+rather\s+(?:you|we)\s+(?!didn't\b|not\b|wait\b)"),
-    ("memory", ("team",), r"(?:our|the)\s+team\s+(?:uses|prefers|follows|owns|works\s+with)\b"),
-    ("memory", ("whenever", "time", "anytime"),
-     r"(?:whenever|any\s*time|every\s+time|each\s+time)\s+(?:you|we)\s+(?!(?:are|can|get|have|want|need)\b)[a-z]+\b[^,;.!?]{0,60},\s*"
-     r"(?:please\s+)?(?:always\s+|also\s+)?(?:" + _STD_VERBS + r"|update|regenerate|rebuild|add|check|ping|notify|tell|ask|"
-     r"make|mention|clear|restart)\b"),
-    ("memory", ("project", "repo", "repository", "codebase", "company"),
-     r"(?:in|for|across)\s+(?:this|our|the\s+whole)\s+(?:project|repo|repository|codebase|company)\s*,?\s+we\s+"
-     r"(?:always\s+|never\s+|only\s+)?(?:use|prefer|keep|put|name|write|run|follow|don't|do\s+not)\b"),
-    ("memory", ("let",), r"let's\s+(?:(?:always|never)\s+" + _STD_VERBS + r"\b|make\s+(?:it|this|that)\s+a\s+(?:rule|convention|policy|standard)\b|"
-     r"(?:stick\s+with|standardi[sz]e\s+on|settle\s+on)\s+(?!this\b|that\b|it\b|these\b|those\b))"),
-    ("memory", ("stop",), r"(?:please\s+)?stop\s+(?:adding|using|writing|putting|creating|generating|committing|pushing|suggesting|importing)\b"),
-    ("memory", ("use",), _DONT + r"\s+use\s+[^;!?]{1,60}?[,;-]\s*(?:we|our\s+team)\s+(?:use|prefer|have)\b"),
-    ("info", ("update",), r"update\s*[:-]\s*" + _FACT),
-    ("info", ("fyi", "heads", "important", "know", "context", "worth", "aware"),
-     r"(?:just\s+so\s+you(?:\s+know|'re\s+aware)|fyi|heads[\s-]+up|important(?:\s+to\s+(?:know|note))?|for\s+context|worth\s+knowing|"
-     r"for\s+your\s+information)\s*[,:-]\s*"
-     r"(?:the|our|we|all|every|prod|production|staging)\b"),
-    ("memory", ("save", "add", "record", "store", "put", "write", "log", "commit", "keep", "memory", "vault"),
-     r"(?:save|add|record|store|put|write|log|commit|keep)\s+(?:this|that|it)?\s*(?:to|in|into)\s+(?:your\s+|the\s+)?"
-     r"(?:memory|memories|vault|long[- ]term\s+memory|notes)\b"),
-    ("memory", ("save", "add", "record", "store", "log", "file", "note", "keep"),
-     r"(?:save|add|record|store|log|file|note|keep)\s+(?:this|that|it)\s+as\s+(?:a|an)\s+"
-     r"(?:decision|pitfall|learning|pattern|convention|rule|preference|gotcha|memory)\b"),
-    ("memory", ("save", "record", "write"), r"(?:save|record|write)\s+(?:this|that|it)\s+down\s*[.!]*$"),
-    ("memory", ("later", "future"), r"(?:save|store|keep|file|note)\s+(?:this|that)\s+for\s+(?:later|the\s+future|future\s+sessions)\s*[:,-]"),
-    ("memory", ("want", "need", "like"), r"i\s+(?:want|need|'d\s+like)\s+you\s+to\s+(?:remember|know|keep\s+in\s+mind)\s*(?:that\b|:)"),
-    ("memory", ("note", "mental"), r"make\s+a\s+(?:mental\s+)?note(?:\s+of\s+this|\s+that|\s*:)"),
-]
-# After a memory cue: the statement is about the code in front of us or this one task, not a keeper
-# ("never use a bare except here", "from now on in this function", "this PR must not ...").
-_LOCAL = re.compile(r"\b(?:here\s*(?:[,.;:!]|$)|right\s+here\b|in\s+(?:this|that)\s+(?:function|method|class|loop|"
-                    r"file|test|block|snippet|line|module|component|pr|change|commit|diff|query|script|case|handler)\b|"
-                    r"in\s+the\s+(?:function|method|class|loop|block|snippet|line)\b|"
-                    r"this\s+(?:pr|time|once)\b|for\s+now\b|for\s+this\s+(?:pr|change|task|commit|one)\b)"
-                    # ... or the cue is followed by a piece of the code as the subject ("from now on the variable is")
-                    r"|^\s*,?\s*the\s+(?:variable|value|loop|function|method|code|list|array|string|result|object|field|"
-                    r"pointer|counter|index|cursor|call|request|response)\b", re.I)
-# After an "fyi"/"heads up"/"important" cue: news of the moment, not a standing fact.
-_TRANSIENT = re.compile(r"\b(?:right\s+now|currently|at\s+the\s+moment|today|again|still|broken|failing|down|red|"
-                        r"already|just|this\s+(?:pr|change|branch|commit))\b", re.I)
+# The cue classes: name -> pattern searched in a sentence (lower case, masked). Each is one idea, in
+# its general grammatical frame, not a sentence of a dev set.
+CUES: dict[str, str] = {
+    # addressed to memory: "remember ...", "keep in mind", "for future reference", "before I forget"
+    "memory": r"\b(?:remember(?!-)|memori[sz]e|keep (?:this |that |it )?in mind|bear (?:this |that )?in mind|"
+              r"(?:don't|dont|do not|never) (?:ever )?forget|before i forget|(?:make|take) a (?:mental )?note|take note|"
+              r"note (?:for|to) (?:later|self|the future|next time|future)|for (?:the )?(?:future )?reference|"
+              r"for the record|for posterity|to remember|worth (?:remembering|noting|knowing)|good to (?:know|keep)|"
+              r"keep (?:this|that|it) (?:for later|around)|write (?:this|that|it) down|(?:your|the) memory|memori[sz]e|"
+              r"(?:to|in|into) (?:your |the )?(?:memory|memories|vault|notes)|note\s*:|today i learned|"
+              r"(?:save|store|record|log|file|keep|note|add) (?:this|that|it) (?:as|for) (?:a|an|later|the future)\b)|^til\b",
+    # the memory cue followed by a clause: "remember (that) prod deploys need ...", "note: the X is ..."
+    "memory_clause": r"\b(?:remember(?!-)|memori[sz]e|in mind|forget|(?:make|take) a (?:mental )?note|note (?:for|to) \w+|"
+                     r"note\s*:|reference|record|posterity|later|memory|"
+                     r"worth (?:remembering|noting|knowing)|good to know)\b\s*(?:that\b|this\b|:|,|-)?\s*"
+                     r"(?:[\w./@<>'-]+\s+){0,6}?" + _V + r"\b",
+    # a to-do or a recall question wearing the same words: "remember to ...", "do you remember ..."
+    "todo": r"\b(?:(?:remember|forget|make sure|be sure|remind \w+) to|remind me|(?:don't|dont|do not) forget (?:the|a|an|about)|"
+            r"(?:we|i) (?:need|want|have|'ll need|will need|gotta|got) to|we (?:should|could) (?:probably|maybe)|we want (?:a|an|the|to)|remember (?:what|when|where|how|why|"
+            r"which|who|whether|if|me|the (?:last|first|other))|(?:do|did|does|can|could|will|would) (?:you|we|i) "
+            r"(?:still |ever )?(?:remember|recall)|(?:i|we|you) (?:can't|cannot|don't|dont) remember|"
+            r"remember (?:that|this) (?:file|bug|error|thing|function|issue|one|test|pr|branch|time|meeting))\b",
+    # a lesson learned: "turns out ...", "learned the hard way", "we've been burned by"
+    "learned": r"\b(?:turns out|turned out|lessons? (?:learned|from)|lesson\s*:|learned (?:the hard way|that)|"
+               r"today i learned|(?:i|we) learned|learned (?:\w+ )?that|writing (?:it|this) down|took me \w+ (?:hours|days|weeks) to|(?:we've|we have|i've) been burned|gotcha)\b|^til\b",
+    # a request put as a question: "can you remember that we host the docs on Netlify?"
+    "asked": r"\b(?:can|could|will|would) you (?:please )?(?:remember|note|keep in mind|memori[sz]e) (?:that|this)\b",
+    # future sessions: "from now on", "going forward", "next time", "whenever you ..."
+    "future": r"\b(?:from now on|going forward|moving forward|henceforth|in (?:the )?future|for the future|"
+              r"for (?:all )?future|next time|from (?:today|here on)|starting (?:now|today|tomorrow|next)|for later|"
+              r"every time|each time|any ?time|whenever|permanent(?:ly)?|from this point|every session|all sessions|"
+              r"(?:next|future|later|all|other) sessions?)\b",
+    # a generic rule: "always ...", "never ...", "by default", "rule of thumb", "policy"
+    "generic": r"^" + _FILL + r"(?:every|all|each) (?!time\b)\w+|\b(?:always|never(?! mind)|ever|by default|as a rule|rule of thumb|no exceptions|hard rule|policy|"
+               r"standard practice|everywhere|important (?:that|for me that) (?:you|we)|(?:that|this) way\s*[.!]?$|"
+               r"as a general rule|(?:our|team|house|one|a|hard|company|the team's) (?:rule|policy|convention|standard)s?\b|"
+               r"(?:rule|policy|convention|standard)s?(?: here| in this \w+| for [\w ]{1,30}?)?\s*(?:is|are|:|-)\s|"
+               r"every (?:\w+ )?(?:day|night|week|month|year|morning|evening|hour|monday|tuesday|wednesday|thursday|friday|"
+               r"saturday|sunday|sprint|release|deploy)\b|(?:monthly|weekly|daily|nightly|hourly)\b|every (?:pr|commit|release|endpoint|query|migration|new|public|request|job)|"
+               r"all (?:new|future|environments|our|the (?:services|repos|environments)))\b",
+    # the team or the codebase as a whole: "we", "our", "this repo", "in our company"
+    "team": r"\b(?:we|we're|we've|we'll|our|ours|us|the team|team's|this team|(?:this|in the) (?:repo|repository|project|"
+            r"codebase|company|org|monorepo)|everyone|everybody)\b",
+    # a habit of the team: "we use ...", "we never deploy ...", "we rebase"
+    "habit": r"\b(?:we|our team|the team|everyone)\s+(?:always\s+|never\s+|only\s+|usually\s+|all\s+|still\s+)?(?:use|run|"
+             r"deploy|ship|host|keep|store|log|rebase|merge|squash|tag|release|write|build|follow|prefer|do|don't|dont|"
+             r"do not|not|require|need|pin|put|name|test|review|call|publish|target|own|want)\b",
+    # a statement of how things are: "the X is / lives / runs ...", "it's ..."
+    "stated": r"\b(?:the|our|its|their|all|every|each|this|that)\s+[\w./@<>-]+(?:\s+[\w./@<>-]+){0,3}\s+" + _V + r"\b"
+              r"|\b(?:it's|its|it is|there's|they're)\s+(?!fine\b|ok\b|okay\b|good\b|done\b|working\b|"
+              r"not\s+(?:working|what)\b)\w",
+    # a specific value: a number, version, port, path, host, ENV_VAR, camelCase name, masked code
+    "specific": r"\d|(?<![\w-])[\w-]+/[\w./<>*-]*|\b\w+\.\w{2,}\b|@\w+|\bcodeword\b|\b\w+_\w+\b|\b(?:utc|gmt)\b",
+    # an infrastructure or team thing as the subject: "the prod database ...", "our staging db ..."
+    "infra": r"^" + _FILL + r"(?:the|our)\s+(?:[\w-]+\s+){0,2}?(?:prod|production|staging|dev|ci|database|db|cluster|bucket|"
+             r"queue|server|servers|api|service|services|repo|pipeline|cron|deploys?|releases?|runner|environment|env|vpn|"
+             r"bastion|broker|account|bucket|region|secrets?|keys?|tokens?|data warehouse|warehouse)\b",
+    # "please don't add comments that ...": a prohibition (with the vetoes, a standing one)
+    "prohibit": r"^" + _FILL + r"(?:don't|do not|dont)\s+(?:ever\s+)?" + _TASK + r"\b",
+    # a decision: "we decided", "agreed", "settled", "we're going with"
+    "decision": r"\b(?:decided|agreed|settled|chose|chosen|went with|going with|standardi[sz]ed|standardi[sz]ing|"
+                r"we're moving|we are moving|we'll be using|we will use|(?:final|design|team|architecture|product) decision|"
+                r"decision\s*(?:is|was|:|-)|agreement\s*:|let's (?:stick with|standardi[sz]e on|settle on|make (?:it|this|that) a))\b"
+                r"(?!\s*(?:to)?\s*(?:\.\.\.|\?|$))",
+    # a preference of the user: "I prefer", "I'd like you to always", "my coding style"
+    "prefer": r"^" + _FILL + r"prefer\b|\bprefer \S+ (?:over|to)\b|\b(?:i (?:always )?(?:prefer|love|hate|'d rather|would rather|'d prefer)|i like (?:my|our|all|to|it when|when)|"
+              r"i (?:want|'d like|would like) (?:you|claude) to (?:always|never|use|keep|write|stop|answer|show|ask)|"
+              r"i'd (?:rather|prefer)|my (?:preference|style|coding style|rule|convention)|i'm (?:on|using))\b",
+    # a one-off choice: "I prefer the second option", "option B"
+    "oneoff": r"\b(?:prefer|like|rather|go with|choose|pick|take)\s+(?:the\s+)?(?:first|second|third|last|other|former|"
+              r"latter|new|old|version|option|one|approach|this|that|it|yours|mine)\b|\boption [a-z0-9]\b|"
+              r"\beither (?:works|is fine|way)\b|\bup to you\b|\b(?:preference|choice) would be\b",
+    # telling Claude something to know: "fyi", "heads up", "you should know", "just so you know"
+    "know": r"\b(?:fyi|for (?:your|ur) info(?:rmation)?|heads[- ]up|(?:just )?so (?:you|we)(?: know|'re aware| are aware)|just so (?:you|we)|"
+            r"(?:some )?(?:background|context) (?:for you|you need)|let me give you (?:some )?(?:background|context)|you should know|"
+            r"you (?:need|'ll need|will need|have) to know|good to know|for context|to be clear|for what it's worth|"
+            r"something (?:you should|to) know|context you|be aware|worth knowing|things? to know|you should be aware)\b",
+    # a label before a colon that names what follows: "Decision:", "Lesson learned:", "Rule:", "Gotcha:"
+    "label": r"^(?:[\w;'-]+\s+){0,3}(?:note|rule|rules|decision|lesson|lessons|learned|tip|gotcha|takeaway|policy|"
+             r"convention|correction|context|instruction|update|reminder|fyi|important|settled|tl;dr|heads[- ]up|"
+             r"workflow|style|thing|remember|memory|info|fact|reference|standard|process|setup|decided|agreed|agreement)"
+             r"(?:\s+[\w'-]+){0,4}\s*[:\u2013\u2014-]+\s+\S",
+    # a correction lead: "no, ...", "nope", "actually", "wrong", "not quite", "scratch that"
+    "corr_lead": r"^" + _FILL + r"(?:no+|nope|nah|actually|wrong|incorrect|not (?:quite|exactly|really|true)|hold on|hang on|"
+                 r"correction|small correction|little correction|scratch that)\b",
+    # telling Claude it is wrong: "that's outdated", "you assumed", "you're mixing things up"
+    "wrong": r"\byou(?:'ve| have)? got (?:it|that|this) (?:backwards|wrong)\b|\b(?:that's|that is|this is|it's|that was|you're|you are|your \w+ (?:is|was))\s+(?:(?:not|no longer)\s+)?"
+             r"(?:wrong|incorrect|outdated|out of date|stale|mistaken|deprecated|an old|the old|old info|not right|"
+             r"not true|not correct|not accurate|not the case|not how|mixing|confusing|misremembering|off)\b"
+             r"|\byou (?:assumed|keep|got it|have it|'ve got it|misunderstood|are mixing|'re mixing|said)\b"
+             r"|\b(?:that|this|it) (?:isn't|is not|wasn't) (?:right|true|correct|accurate|the case|how)\b"
+             r"|\bcorrection\b|\bnot (?:anymore|any more|any longer)\b|\b(?:is|are|was) (?:wrong|incorrect|outdated|out of date|stale)\b"
+             r"|\b(?:is|are|was|which is) deprecated\b|\byou (?:confused|mixed up)\b|\b(?:no longer|not) the case\b|\bused to be (?:true|the case|right|correct)\b|\b(?:that|this|it) (?:has )?changed\s*[:;,-]",
+    # a contrast: "X, not Y", "not X, it's Y", "instead of", "rather than", "but it's"
+    "contrast": r",\s*not\s+(?!sure\b|yet\b|really\b|quite\b|just\b|only\b|even\b|all\b|always\b|now\b|that\b|this\b|"
+                r"what\b|how\b|to\b|a\b|an\b|so\b|too\b|much\b|very\b)[\w./-]|\b(?:instead of|rather than|not\s+[\w./-]+\s*[,;:-]+\s*(?:it's|its|we|our|the|use|it)\b|"
+                r"but (?:it's|its|now|we|the)\b|isn't\s+[\w./-]+\s*,)",
+    # a change: "switched", "moved off", "no longer", "anymore", "used to", "was renamed"
+    "change": r"\b(?:switched|switching|moved|migrated|migrating|replaced|renamed|dropped|deprecated|sunset|retired|"
+              r"removed|ditched|phased out|no longer|any ?more|any longer|used to|(?:is|are) gone|since (?:the|last|we|\d)|"
+              r"changed|raised|lowered)\b|\b(?:is|are|'s|runs|lives|uses|goes|go|on)\s+(?:[\w./-]+\s+){0,3}now\b|"
+              r"\bnow (?:it's|its|we|the|everything|all)\b",
+    # "stop using X"
+    "stop_use": r"\b(?:stop|stopped|quit)\s+(?:using|suggesting|adding|importing|writing|putting|doing|calling|creating|generating)\b",
+    # against: a question
+    "question": r"\?\s*$|^" + _FILL + r"(?:what|why|how|where|when|which|who|whose|is|are|was|were|do|does|did|can|could|"
+                r"should|would|will|shall|have|has|any idea|isn't|aren't|doesn't|don't you)\b",
+    # against: a hypothetical
+    "hypo": r"^" + _FILL + r"(?:what if|suppose|supposing|hypothetically|imagine|if (?:we|i|you|the))\b|"
+            r"\bwould (?:it|that|we|you|this)\b|\bhow (?:much|big|long|hard|many)\b|\bhypothetically\b",
+    # against: the code or task at hand
+    "local": r"\b(?:this|that) (?:function|method|class|loop|file|line|block|snippet|script|test|component|module|pr|"
+             r"commit|diff|branch|one|query|case|variable|hook|regex|button|page|change|spike|task|ticket|session|"
+             r"time|bug|error|command|output|version|helper|endpoint|field|column|view|screen|form|route|request|call|code|"
+             r"part|section|issue|problem|approach|step|value|list|string|array|object|param|argument|container|"
+             r"meeting|fixture|regex)\b|\bthe (?:function|method|loop|line|block|snippet|variable|file|input|output|"
+             r"other|second|first|last|wrong|bug|layout)\b|\bhere\s*[,;]|"
+             r"\b(?:next time|every time|each time|whenever|from now on|going forward) (?:it|this|the (?:loop|function|code|"
+             r"script|job|request|user|page|test|component|step))\b|\bfrom this step\b|\bfor now\b|\bon line \d+|\bright here\b|\bfor this (?:one|time|pr|change|task|case|function|file|bug|ticket)\b|\bhere\s*[,.!]?\s*$"
+             r"|\bin this (?:pr|change|task|session|function|file|script)\b|\bthis once\b",
+    # against: news of the moment
+    "transient": r"\b(?:just(?! so\b)|already|again|right now|currently|at the moment|ago|yesterday|tonight|this morning|"
+                 r"yet|still (?:failing|broken|seeing|red|slow)|so far|earlier today|i'm \w+ing|i am \w+ing)\b"
+                 r"|\bwhenever you(?:'re| are)? (?:ready|get a chance|can|have (?:time|a (?:sec|minute|moment)))\b",
+    # against: a debugging report
+    "debug": r"\b(?:(?:i'm|we're|i am|we are|i|we) (?:getting|get|got|seeing|see)|stack ?trace|traceback|crash(?:es|ed|ing)?|"
+             r"failing|broken|segfault|didn't work|doesn't work|not working|is down|are down|complaining|"
+             r"still (?:there|happening|the same)|it (?:fails|failed|breaks|hangs|errors|throws)|(?:fails?|throws?) (?:on|with|when|an?)|throwing)\b",
+    # against: a task imperative at the sentence's start
+    "task": r"^" + _FILL + r"(?:(?:can|could|would|will) you (?:please )?|let's |lets |i need you to |go ahead and )?" + _TASK + r"\b",
+    # against: a request after a clause boundary: "..., can you add a TTL", "..., now rebuild it"
+    "then_task": r"[,;:]\s+(?:and\s+|then\s+|now\s+|so\s+)*(?:(?:can|could|would) you\s+|please\s+|pls\s+|let's\s+)?"
+                 r"(?:" + _TASK + r"|tighten|rebuild|optimi[sz]e|flatten|profile|relax|implement)\b",
+    # a short preamble, a colon or dash, then a clause: "Wrong: logs go to stdout", "That changed: logs are ..."
+    "colon_clause": r"^[^:;\u2013\u2014]{1,50}?\s*(?:[:;\u2013\u2014]|\s-)\s+(?:[\w./@<>'-]+\s+){0,4}?" + _V + r"\b",
+    # against: a label followed by a to-do: "note to self: ask ...", "remember: this is just a spike"
+    "label_task": r"^[^:]{1,40}:\s+(?:" + _TASK + r")\b",
+    # against: an observation "it always crashes", "I never know"
+    "observe": r"\b(?:it|this|that|which|he|she|they|i|we)\s+(?:always|never|sometimes|often|usually|keep)\s+(?:seem|seems|"
+               r"get|gets|got|hit|hits|see|sees|crash|crashes|fail|fails|finish|finishes|work|works|worked|return|returns|"
+               r"happen|happens|forget|know|understood|understand|remember|end|ends|run into|lose|break|breaks|"
+               r"downloads?|hang|hangs)\b|\b(?:i|we|it|they|you)\s+(?:always|never)\s+(?:\w+ed|set|got|had|did|saw|made)\b|\b(?:always|never) (?:returns|finishes|works|worked|gets|happens|crashes)\b",
+    # against: reported or quoted speech: "the docs say '...'", "translate '...'"
+    "reported": r"\b(?:says?|said|tells?|told|reads|wrote|quote|translate|docstring|comment|message|user story|"
+                r"text|label|string|prints?)\b|\bquoted\b",
+    # against: writing a fact somewhere other than memory: the README, the changelog
+    "elsewhere": r"\b(?:readme|changelog|contributing|docstring|comment|pr description|wiki|tracker|jira ticket|"
+                 r"localstorage|local storage|cache|file called|\.json|\.png|/tmp)\b",
+}
+# Conjunctions of the cue classes (a linear model cannot see them otherwise).
+PAIRS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    # name: (all of these, none of these). The vetoes say "about the task at hand": a question, the
+    # code in front of us, news of the moment, a request in the same sentence.
+    "team_fact": (("team", "stated"), ("question", "task", "local", "then_task", "observe", "debug", "todo", "asks")),
+    "specific_fact": (("stated", "specific"), ("question", "task", "local", "debug", "then_task", "observe", "todo", "asks")),
+    "generic_rule": (("generic",), ("question", "local", "observe", "hypo", "task", "reported")),
+    "decision_statement": (("decision",), ("question", "local", "transient", "hypo", "oneoff")),
+    "memory_cue": (("memory",), ("todo", "question", "local", "elsewhere", "transient", "label_task", "observe")),
+    "memory_statement": (("memory_clause",), ("todo", "question", "local", "elsewhere", "label_task", "transient")),
+    "label_statement": (("label",), ("local", "transient", "label_task", "question", "debug")),
+    "know_statement": (("know",), ("local", "transient", "question", "debug")),
+    "corrected_fact": (("corr_lead", "stated"), ("question", "local", "debug")),
+    "wrong_fact": (("wrong", "stated"), ("question", "local", "then_task")),
+    "change_team": (("change", "team"), ("question", "transient", "local", "then_task", "asks")),
+    "future_rule": (("future",), ("question", "local", "transient", "debug", "observe")),
+    "habit_rule": (("habit",), ("question", "local", "then_task", "observe", "task", "todo", "debug", "asks")),
+    "preference": (("prefer",), ("oneoff", "question", "local", "transient")),
+    "infra_fact": (("infra", "stated"), ("question", "task", "local", "then_task", "debug", "transient", "asks")),
+    "prohibition": (("prohibit",), ("question", "local", "transient", "then_task")),
+    "standing_order": (("task", "generic"), ("question", "local", "reported", "elsewhere", "hypo")),
+    "colon_statement": (("colon_clause",), ("question", "local", "transient", "label_task", "debug")),
+}
+# Cue classes that enter the model only through a conjunction above (alone they are too often the task).
+INGREDIENTS = ("memory", "decision", "memory_clause", "label", "know", "habit", "colon_clause", "prefer", "team", "infra", "prohibit")
+_NAMES = tuple(n for n in CUES if n not in INGREDIENTS) + ("short", "asks") + tuple(PAIRS)
+_ASKING = {"question", "task", "then_task"}  # a sentence with one of these asks something of Claude now
+# Speed only (answers are the same, tests/test_prompt_hook.py checks it): a cue is searched only in a
+# prompt with a word that starts with one of its key words (its pattern cannot match without one);
+# cues not named here are always searched.
+KEYS: dict[str, frozenset[str]] = {n: frozenset(ws.split()) for n, ws in {
+    "memory": "remember memorize memorise mind forget note reference record posterity worth good keep write memory "
+              "memories vault notes today til save store log file add",
+    "memory_clause": "remember memorize memorise mind forget note reference record posterity later memory worth good",
+    "todo": "remember forget sure remind need want have gotta got should could recall",
+    "asked": "remember note mind memorize memorise",
+    "future": "now forward henceforth future next today here starting later time anytime whenever permanent "
+              "permanently point session sessions",
+    "generic": "always never ever default rule rules exceptions policy convention standard everywhere important way "
+               "general every all each monthly weekly daily nightly hourly",
+    "team": "we our ours us team repo repository project codebase company org monorepo everyone everybody",
+    "habit": "we our team everyone",
+    "decision": "decided agreed settled chose chosen went going standardised standardized standardising standardizing "
+                "moving using use decision agreement let",
+    "prefer": "prefer like love hate rather want would preference style rule convention on using",
+    "oneoff": "prefer like rather go choose pick take option either up preference choice",
+    "know": "fyi info information heads know aware just background context let clear worth something",
+    "label": "note rule rules decision lesson lessons learned tip gotcha takeaway policy convention correction context "
+             "instruction update reminder fyi important settled tl heads workflow style thing remember memory info fact "
+             "reference standard process setup decided agreed agreement",
+    "wrong": "wrong incorrect outdated out stale mistaken deprecated old right true correct accurate case how mixing "
+             "confusing misremembering off assumed keep got have misunderstood said correction anymore any used "
+             "changed confused mixed backwards",
+    "contrast": "not instead rather but isn",
+    "change": "switched switching moved migrated migrating replaced renamed dropped deprecated sunset retired removed "
+              "ditched phased longer anymore any used gone since changed raised lowered now",
+    "stop_use": "stop stopped quit",
+    "hypo": "what suppose supposing hypothetically imagine if would how",
+    "observe": "always never sometimes often usually keep",
+    "reported": "says say said tells tell told reads wrote quote translate docstring comment message user story text "
+                "label string prints print quoted",
+    "elsewhere": "readme changelog contributing docstring comment description wiki tracker jira localstorage local "
+                 "cache file json png tmp",
+    "learned": "turns turned lesson lessons learned today took burned gotcha til writing",
+    "prohibit": "don do dont",
+}.items()}
+# A capture is a correction when a sentence of the prompt leads with one or says the team changed something.
+_CORRECTION = ("corr_lead", "wrong", "stop_use", "change_team", "contrast")
+# An identifier (snake_case, camelCase) is a name, not words: `remember_token`, `rememberMe`, `never_expire`.
+_IDENT = re.compile(r"\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b")
 
-# A request put as a question is still one: "can you remember that we host the docs on Netlify?"
-# (a question about the past, "do you remember ...?", is not: questions are skipped otherwise).
-_ASKED = (r"(?:can|could|will|would)\s+you\s+(?:please\s+)?(?:remember|note|keep\s+in\s+mind)\s+that\s+"
-          r"(?:we|our|the|you|i|all|every)\b")
+SHORT_WORDS = 4  # a sentence of at most this many words ("no, the other file", "Stop.") is the feature `short`
 
-# A sentence ends at . ! ? followed by a space (or at a line end): "moment.js" and "v1.2" stay whole.
+# ---- fitted by bench/fit_capture.py (do not edit by hand; rerun the script) ----
+# FIT-START
+BIAS = -1.822
+WEIGHTS: dict[str, float] = {
+    'memory_cue': 3.776,
+    'future_rule': 3.672,
+    'decision_statement': 3.289,
+    'habit_rule': 3.139,
+    'colon_statement': 2.757,
+    'specific_fact': 2.741,
+    'label_statement': 2.624,
+    'generic_rule': 2.622,
+    'preference': 2.548,
+    'learned': 2.454,
+    'stop_use': 2.3,
+    'change_team': 2.258,
+    'know_statement': 2.251,
+    'future': 2.181,
+    'change': 2.128,
+    'team_fact': 1.823,
+    'label_task': 1.608,
+    'generic': 1.537,
+    'memory_statement': 1.409,
+    'corr_lead': 1.408,
+    'wrong': 1.26,
+    'prohibition': 0.752,
+    'standing_order': 0.543,
+    'wrong_fact': 0.466,
+    'contrast': 0.411,
+    'stated': 0.363,
+    'specific': 0.325,
+    'corrected_fact': 0.318,
+    'transient': 0.282,
+    'infra_fact': 0.193,
+    'asked': 0.02,
+    'reported': -0.242,
+    'elsewhere': -0.322,
+    'oneoff': -0.431,
+    'asks': -0.464,
+    'hypo': -0.589,
+    'short': -0.836,
+    'observe': -1.404,
+    'todo': -1.843,
+    'task': -1.941,
+    'local': -2.31,
+    'then_task': -2.426,
+    'question': -2.617,
+    'debug': -3.054,
+}
+THRESHOLD = 0.48
+# FIT-END
+
+_rx: dict[str, re.Pattern] = {}
+_WORD = re.compile(r"[a-z]+")
+_CODE_BLOCK = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
+_INLINE = re.compile(r"`[^`\n]{1,200}`")
+_DQUOTE = re.compile(r"\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d")
+_SQUOTE = re.compile(r"(?<![\w'])'[^'\n]{1,300}?'(?![\w'])")
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
-_WORDS = re.compile(r"[a-z]+")
-_compiled: dict[int, re.Pattern] = {}
 
 
-def _rule(i: int) -> re.Pattern:
-    rx = _compiled.get(i)
+def _pattern(name: str) -> re.Pattern:
+    rx = _rx.get(name)
     if rx is None:
-        rx = _compiled[i] = re.compile(_LEAD + "(?:" + (RULES[i][2] if i >= 0 else _ASKED) + ")", re.I)
+        rx = _rx[name] = re.compile(CUES[name])
     return rx
 
 
-def kind(prompt: str, *, all_rules: bool = False) -> str | None:
-    """"correction", "memory" or None for a prompt (`all_rules`: try every rule, key words or not)."""
+def sentences(prompt: str) -> list[str]:
+    """The prompt's sentences, lower case, with code and quoted text masked."""
+    if not isinstance(prompt, str):
+        return []
     text = prompt[:MAX_CHARS].replace("\u2019", "'").replace("\u2018", "'")
-    words = set(_WORDS.findall(text.lower()))
-    live = [i for i, (_, keys, _) in enumerate(RULES) if all_rules or words.intersection(keys)]
-    if not live:
-        return None
-    found = None
-    for m in _SENTENCE.finditer(text):
-        s = m.group(0).strip().strip("\"'`*_>#- ")
-        if not s:
-            continue
-        if s.endswith("?"):
-            if found is None and words & {"remember", "note", "mind"} and _rule(-1).match(s) and not _LOCAL.search(s):
-                found = "memory"
-            continue
-        hit = None
-        for i in live:
-            r = _rule(i).match(s)
-            if not r:
-                continue
-            k = RULES[i][0]
-            if k == "not":
-                hit = None
+    text = _CODE_BLOCK.sub(" codeblock.\n", text)
+    text = _INLINE.sub("codeword", text)
+    text = _DQUOTE.sub("quoted", text)
+    text = _SQUOTE.sub("quoted", text)
+    text = _IDENT.sub("codeword", text)
+    out = []
+    for m in _SENTENCE.finditer(text.lower()):
+        s = " ".join(m.group(0).split()).strip("\"'`*_># -")
+        if s and s != "codeblock.":
+            out.append(s)
+    return out
+
+
+def _cues(sentence: str, live: tuple[str, ...] | None = None) -> set[str]:
+    on = {n for n in (CUES if live is None else live) if _pattern(n).search(sentence)}
+    if "asked" in on:  # "can you remember that ...?" is a request, not a question or a recall
+        on -= {"question", "todo"}
+    if len(sentence.split()) <= SHORT_WORDS:
+        on.add("short")
+    return on
+
+
+def _complete(on: set[str], asks: bool) -> dict[str, int]:
+    if asks:
+        on = on | {"asks"}
+    for name, (need, veto) in PAIRS.items():
+        if all(c in on for c in need) and not any(c in on for c in veto):
+            on = on | {name}
+    return {n: 1 for n in on}
+
+
+def features(sentence: str, asks: bool = False) -> dict[str, int]:
+    """The cue classes and conjunctions present in one (masked, lower-case) sentence; `asks`: another
+    sentence of the prompt asks a question or gives a task (a fact there may be context for it)."""
+    return _complete(_cues(sentence), asks)
+
+
+def prompt_features(prompt: str, *, exhaustive: bool = False) -> list[dict[str, int]]:
+    """features() of each sentence of a prompt, with `asks` set from the other sentences. Unless
+    `exhaustive`, a prompt none of whose sentences could reach THRESHOLD (judged from the cues that raise
+    a score alone: the rest only lower it) gets [] without the other cues being searched."""
+    ss = sentences(prompt)
+    if not exhaustive:
+        words = sorted(set(_WORD.findall(" ".join(ss))))
+        live = tuple(n for n in CUES if n not in KEYS or any(_has_prefix(words, k) for k in KEYS[n]))
+        floor, cands = _bound(set(live))
+        if not any(_could_pass(sentence, floor, cands) for sentence in ss):
+            return []
+    else:
+        live = None
+    raw = [_cues(s, live) for s in ss]
+    askers = [bool(on & _ASKING) for on in raw]
+    n = sum(askers)
+    return [_complete(on, n - a > 0) for on, a in zip(raw, askers)]
+
+
+def _has_prefix(words: list[str], key: str) -> bool:
+    """Some word of the sorted list starts with key ("remember" is in "remembering")."""
+    i = bisect.bisect_left(words, key)
+    return i < len(words) and words[i].startswith(key)
+
+
+def _bound(live: set[str]) -> tuple[float, list[tuple[float, tuple[str, ...]]]]:
+    """The features that raise a score (weight > 0) whose cues are all live, heaviest first, and the
+    sum their weights must reach for a sentence to pass THRESHOLD."""
+    floor = math.log(THRESHOLD / (1.0 - THRESHOLD)) - BIAS - max(0.0, WEIGHTS.get("asks", 0.0))
+    cands = sorted(((w, PAIRS[n][0] if n in PAIRS else (n,)) for n, w in WEIGHTS.items() if w > 0), key=lambda x: -x[0])
+    return floor, [(w, need) for w, need in cands if all(c in live or c == "short" for c in need)]
+
+
+def _could_pass(sentence: str, floor: float, cands: list[tuple[float, tuple[str, ...]]]) -> bool:
+    """Could this sentence reach THRESHOLD? Branch and bound over the features that raise a score (the
+    rest, and the vetoes, only lower it): start from all of them present, search their cues heaviest
+    first, stop as soon as the bound falls below the floor. Exact; most sentences are settled after a
+    few searches."""
+    z = sum(w for w, _ in cands)
+    seen: dict[str, bool] = {}
+    for w, need in cands:
+        if z < floor:
+            return False
+        for c in need:
+            if c not in seen:
+                seen[c] = len(sentence.split()) <= SHORT_WORDS if c == "short" else bool(_pattern(c).search(sentence))
+            if not seen[c]:
+                z -= w
                 break
-            rest = s[r.end():]
-            if k in ("memory", "info") and (_LOCAL.search(rest) or (k == "info" and _TRANSIENT.search(rest))):
-                continue
-            k = "memory" if k == "info" else k
-            if hit is None or k == "correction":
-                hit = k
-        if hit == "correction":
-            return "correction"
-        if hit and found is None:
-            found = hit
-    return found
+    return z >= floor
+
+
+def probability(feats: dict[str, int], weights: dict[str, float] | None = None, bias: float | None = None) -> float:
+    w = WEIGHTS if weights is None else weights
+    z = (BIAS if bias is None else bias) + sum(w.get(n, 0.0) * v for n, v in feats.items())
+    return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
+
+def best(prompt: str, *, exhaustive: bool = False) -> tuple[float, dict[str, int], bool]:
+    """The highest sentence probability of a prompt, that sentence's features, and whether any sentence
+    has a correction cue ((0.0, {}, False) for a prompt without sentences or none that could pass)."""
+    top: tuple[float, dict[str, int]] = (0.0, {})
+    corrects = False
+    for f in prompt_features(prompt, exhaustive=exhaustive):
+        corrects = corrects or any(c in f for c in _CORRECTION)
+        p = probability(f)
+        if p > top[0]:
+            top = (p, f)
+    return top[0], top[1], corrects
+
+
+def kind(prompt: str) -> str | None:
+    """"correction", "memory" or None for a prompt."""
+    try:
+        p, _, corrects = best(prompt)
+    except Exception:  # a hook must never raise on its input; a miss is the safe answer
+        return None
+    if p < THRESHOLD:
+        return None
+    return "correction" if corrects else "memory"

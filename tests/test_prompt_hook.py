@@ -40,7 +40,6 @@ def context_of(r) -> str:
 @pytest.mark.parametrize("prompt", [
     "remember that staging runs in eu-west-1",
     "Please remember: the billing service owns the invoices table.",
-    "From now on, use ruff instead of flake8.",
     "note for later: the CI cache key includes the lockfile hash",
     "We decided to keep the job queue in Postgres.",
     "ok, going forward we squash-merge every PR",
@@ -58,7 +57,6 @@ def context_of(r) -> str:
     # labels, standing instructions, preferences and requests (revised on bench/dev/capture-dev4.yaml)
     "Mental note: the worker image is built for arm64 too.",
     "Worth remembering: the reindex job locks the search table.",
-    "Takeaway: the timeout came from the proxy, not the app.",
     "Keep this in mind: session cookies expire after 12 hours.",
     "Just so you're aware, we release on Mondays.",
     "Whenever you add a migration, bump the schema version too.",
@@ -69,6 +67,18 @@ def context_of(r) -> str:
     "I like my test names to read as sentences.",
     "Could you remember that the billing team owns the invoices table?",
     "Update: the on-call rotation is biweekly now.",
+    # session 5 (clause-level detector): team facts without a cue word, "you should know", labels,
+    # preferences, standing rules, a statement buried between requests (bench/dev/capture-dev5, -dev6)
+    "our staging db is on port 5433",
+    "fyi the deploy key rotates monthly, so if ssh to the box fails that's probably why",
+    "You should know that the CI runner has only 2GB of RAM.",
+    "Settled: we're going with Tailwind for the new dashboard.",
+    "Permanent instruction: don't add new dependencies without asking me first.",
+    "don't ever run terraform apply from your laptop, it has to go through atlantis",
+    "Every service exposes /healthz and /readyz, the load balancer depends on them.",
+    "so you know for next sessions, I work on a Mac M2, so docker images need linux/arm64",
+    "Thanks, that works. Before I forget: the mobile app still calls the /v1 endpoints. Now can you look at the login bug?",
+    "Can you fix the flaky test? Also, for the future, we run the suite with -p no:randomly because some tests depend on order.",
 ])
 def test_capture_recognises_statements_to_keep(prompt):
     assert capture.kind(prompt) == "memory"
@@ -91,6 +101,17 @@ def test_capture_recognises_statements_to_keep(prompt):
     "You've got it backwards: reads go to the replica, writes to the primary.",
     "Not anymore - we moved the docs off Netlify.",
     "That used to be true, but now the API is versioned by header.",
+    # "X instead of / not Y" replaces something: a correction, which may supersede a note
+    "From now on, use ruff instead of flake8.",
+    "Takeaway: the timeout came from the proxy, not the app.",
+    # session 5: corrections without the old frames
+    "nope, we switched to ruff last year, the flake8 config is dead",
+    "stop using unittest, we use pytest for everything",
+    "You assumed MySQL but it's MariaDB 10.6 on all environments.",
+    "Not Docker Swarm, we're on Kubernetes (EKS) since last spring.",
+    "We used to deploy with Capistrano but now it's all Kamal.",
+    "Actually we're not on AWS anymore, everything moved to GCP in January.",
+    "Hold on, we don't deploy from main. Releases are cut from release/* branches.",
 ])
 def test_capture_recognises_corrections(prompt):
     assert capture.kind(prompt) == "correction"
@@ -128,29 +149,79 @@ def test_capture_recognises_corrections(prompt):
     "Can you remember that bug from last week?",
     "I like my version better than the last one.",
     "Whenever you run the tests, it fails on import.",
+    # session 5: ordinary prompts that speak for the team, facts as context for a request, to-dos with
+    # an object, corrections of the task at hand, quoted text and identifiers (capture-dev5, -dev6)
+    "we need to add a retry to the upload function, it fails on flaky wifi",
+    "our users are complaining that the search is slow, let's profile it",
+    "We have a flaky test in the payments module and I think it is related to the clock. Can you look at it?",
+    "We use Redis here for rate limiting, can you add a per-user limit of 100/min?",
+    "don't forget the loading state on the submit button",
+    "no, it's the second test that fails, not the first",
+    "nope, the bug is still there after your fix",
+    "Note to self: ask Priya about the billing bug tomorrow",
+    "translate 'always remember your password' to German for the login page",
+    "the remember_token column is nullable, make the migration set a default",
+    "Fix the rememberMe checkbox, it's not being sent with the login request",
+    "```js\nconst remember = useRemember(false);\n```\nwhy is this hook re-rendering the whole form?",
+    "If we switched to Postgres, how much work would the migration be?",
+    "next time it retries it should wait twice as long, implement exponential backoff",
 ])
 def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
 
 
-def test_capture_key_words_only_skip_rules_that_cannot_match():
-    # the key-word filter (which keeps ordinary prompts from compiling any rule) changes no answer
+def test_capture_weights_are_the_fitted_block_and_name_known_features():
+    # bench/fit_capture.py writes BIAS / WEIGHTS / THRESHOLD; every weight names a cue class or conjunction
+    assert set(capture.WEIGHTS) == set(capture._NAMES)
+    assert 0.0 < capture.THRESHOLD < 1.0 and capture.BIAS < 0  # a sentence with no cue is not a capture
+    assert capture.kind("run the tests") is None and capture.kind("") is None
+    assert all(c in capture.CUES or c in ("asks", "short") for need, veto in capture.PAIRS.values() for c in need + veto)
+
+
+def test_capture_dev_sets_hold_their_figures():
+    # the fitted detector on the development sets it was fit on (a regression guard, not a transfer
+    # estimate: bench/fit_capture.py reports leave-one-set-out figures)
     import yaml
 
     root = Path(__file__).resolve().parent.parent
-    prompts = [q["prompt"] for f in sorted((root / "bench" / "dev").glob("capture-dev*.yaml"))
-               for q in yaml.safe_load(f.read_text())["prompts"]]
-    assert len(prompts) > 150
-    assert [capture.kind(p) for p in prompts] == [capture.kind(p, all_rules=True) for p in prompts]
-    assert all(k == k.lower() and k.isalpha() for _, keys, _ in capture.RULES for k in keys)
+    tp = fp = fn = 0
+    for f in sorted((root / "bench" / "dev").glob("capture-dev*.yaml")):
+        for q in yaml.safe_load(f.read_text())["prompts"]:
+            hit = capture.kind(q["prompt"]) is not None
+            tp += hit and q["capture"]
+            fp += hit and not q["capture"]
+            fn += (not hit) and q["capture"]
+    assert tp + fn > 250
+    assert tp / (tp + fp) >= 0.95 and tp / (tp + fn) >= 0.9
 
 
-def test_capture_is_linear_on_hostile_prompts():
-    # Tens of thousands of cue openings with no end: capped to the first MAX_CHARS, no backtracking blow-up.
-    assert capture.kind("no, we use " * 50_000) == "correction"
-    assert capture.kind("we use " + "a" * 100_000) is None
-    assert capture.kind("remember " * 100_000) is None
+def test_capture_gates_change_no_answer():
+    # the key words and the branch-and-bound gate (speed only) give the answers of the exhaustive search
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    prompts = [q["prompt"] for f in sorted((root / "bench" / "dev").glob("*.yaml"))
+               for q in (yaml.safe_load(f.read_text()) or {}).get("prompts", []) if isinstance(q, dict) and "prompt" in q]
+    assert len(prompts) > 800
+    for p in prompts:
+        prob, _, corrects = capture.best(p, exhaustive=True)
+        full = None if prob < capture.THRESHOLD else ("correction" if corrects else "memory")
+        assert capture.kind(p) == full, p
+    assert all(k == k.lower() and k.isalpha() for keys in capture.KEYS.values() for k in keys)
+    assert set(capture.KEYS) <= set(capture.CUES)
+
+
+def test_capture_never_raises_and_stays_fast_on_hostile_prompts():
+    import time
+
+    assert capture.kind("no, we use " * 50_000) == "correction"  # cut to MAX_CHARS, still read
     assert capture.kind("x" * 5_000 + " remember that we deploy on Fridays") is None  # beyond MAX_CHARS
+    for hostile in ["we use " + "a" * 100_000, "remember " * 100_000, "a" * 100_000, ": " * 50_000, "'a" * 50_000,
+                    "`" * 10_001, "```" * 3_001, "\x00\xff" * 5_000, bytes(range(256)).decode("latin-1") * 40,
+                    "the " * 20_000 + "is", "- " * 50_000, "\n" * 50_000, "?" * 50_000, None, 42, ""]:
+        t = time.perf_counter()
+        assert capture.kind(hostile) in (None, "memory", "correction")
+        assert time.perf_counter() - t < 0.5  # a few ms on an idle machine; bounded on a loaded one
 
 
 def test_compose_stays_within_600_characters_and_drops_whole_items():
