@@ -22,6 +22,16 @@ def _session_end(env: dict, tmp_path: Path, sid: str, request: str = "hello") ->
     assert r.returncode == 0 and r.stdout == "", r.stderr
 
 
+def _todays_journal_cleared(vault: Path) -> Path:
+    """Today's journal file's path, with nothing at it (the journal folder made)."""
+    jdir = vault / "journal"
+    jdir.mkdir(exist_ok=True)
+    today = jdir / time.strftime("%Y-%m-%d.md")
+    if today.exists() or today.is_symlink():
+        today.unlink()
+    return today
+
+
 def _listing(root: Path) -> dict:
     return {str(p): (p.lstat().st_size, p.lstat().st_mtime_ns) for p in root.rglob("*")}
 
@@ -52,11 +62,7 @@ def test_journal_file_symlinked_outside_is_refused(vault, cache_dir, tmp_path):
     assert run_cli("rebuild", env=env).returncode == 0
     secret = tmp_path / "secret.md"
     secret.write_text(f"---\ntype: note\n---\n{CANARY}\n")
-    jdir = vault / "journal"
-    jdir.mkdir(exist_ok=True)
-    today = jdir / time.strftime("%Y-%m-%d.md")
-    if today.exists():
-        today.unlink()
+    today = _todays_journal_cleared(vault)
     today.symlink_to(secret)
     _session_end(env, tmp_path, "symfil01")
     assert today.is_symlink(), "the symlink was replaced"
@@ -141,11 +147,7 @@ def test_a_fifo_in_the_journal_files_place_does_not_hang_session_end(vault, cach
     """A named pipe where today's journal note should be: SessionEnd refuses it at once (a blocking
     open would hang the hook until Claude Code kills it), says so in the log, and leaves it a pipe."""
     env = {"MEMORY_PLUGIN_VAULT": str(vault)}
-    jdir = vault / "journal"
-    jdir.mkdir(exist_ok=True)
-    today = jdir / time.strftime("%Y-%m-%d.md")
-    if today.exists():
-        today.unlink()
+    today = _todays_journal_cleared(vault)
     os.mkfifo(today)
     r = run_bytes("hook", "session-end", data=json.dumps(
         {"session_id": "fifo0001", "cwd": str(tmp_path), "reason": "other"}).encode(), env=env, timeout=20)
