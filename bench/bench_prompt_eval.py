@@ -22,6 +22,7 @@ SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/pro
         ("bench/dev/capture-dev5.yaml", "dev: written in session 5 before the sentence-level detector ran on it; fitted on"),
         ("bench/dev/capture-dev6.yaml", "dev: measured once (P 0.65 R 0.69), then the detector revised and fitted on it"),
         ("bench/dev/capture-dev7.yaml", "dev: measured once (P 0.86 R 0.93), then the weights refitted on it"),
+        ("bench/dev/capture-dev8.yaml", "dev: measured once (P 0.73 R 0.79), then the question-clause and place-word rules set on it"),
         ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)"),
         ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it"),
         ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),

@@ -170,6 +170,46 @@ def test_capture_ignores_todos_questions_and_remarks(prompt):
     assert capture.kind(prompt) is None
 
 
+@pytest.mark.parametrize("prompt, expected", [
+    # session 5 step 10 (bench/dev/capture-dev8.yaml): a question behind ";" / ":" / a dash, with no "?",
+    # is a sentence of its own, so it is asked, not kept ...
+    ("The retry queue keeps dropping messages; what do we do about it", None),
+    ("tests fail at random under pytest-xdist because they write to a fixed /tmp path; what do we do about it", None),
+    ("the config loader: where does it read the env vars from", None),
+    ("prod deploys take 20 minutes - why is that", None),
+    ("the cron job runs at midnight UTC - should it run earlier", None),
+    # ... while a statement beside it still counts, and a wh-word with its subject opens no question
+    ("remember that the staging db is on port 5433 - now, why does the healthcheck fail on it", "memory"),
+    ("our staging db is on port 5433; prod stays on 5432, never point tests at prod", "memory"),
+    # "here" after a team habit, or "around here", is the team's place, not the code at hand ...
+    ("no, we use Minitest here, not RSpec", "correction"),
+    ("no, we use pnpm here, not yarn", "correction"),
+    ("no no, we deploy with ArgoCD here; nobody runs helm by hand anymore", "correction"),
+    ("Keep in mind we support Python 3.9 here; no match statements, no union types with |", "memory"),
+    # ... but "here" is the code at hand in an instruction about it
+    ("here, the loop should break early once we find a match", None),
+    ("change it here, not in the caller", None),
+    ("put the null check here, not in the middleware", None),
+    ("add the guard here, before the await", None),
+    ("rename the variable here, not everywhere", None),
+    ("no, use the helper here, not the inline regex", None),
+    ("never use a bare except here, catch ValueError", None),
+])
+def test_capture_reads_question_clauses_and_place_words(prompt, expected):
+    assert capture.kind(prompt) == expected
+
+
+def test_capture_question_clause_split():
+    assert capture.sentences("The retry queue keeps dropping messages; what do we do about it") == [
+        "the retry queue keeps dropping messages", "what do we do about it"]
+    assert capture.sentences("the config loader: where does it read the env vars from") == [
+        "the config loader", "where does it read the env vars from"]
+    # a statement after the semicolon, or a wh-word followed by its subject, stays in the sentence
+    assert capture.sentences("staging is on 5433; prod is on 5432") == ["staging is on 5433; prod is on 5432"]
+    assert capture.sentences("we rebase; what we do is keep main linear") == ["we rebase; what we do is keep main linear"]
+    assert capture.sentences("Note: when it fails, retry") == ["note: when it fails, retry"]
+
+
 def test_capture_weights_are_the_fitted_block_and_name_known_features():
     # bench/fit_capture.py writes BIAS / WEIGHTS / THRESHOLD; every weight names a cue class or conjunction
     assert set(capture.WEIGHTS) == set(capture._NAMES)
