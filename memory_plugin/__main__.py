@@ -1,4 +1,5 @@
-"""Entry point. `memory-plugin hook ...` takes a lean path that never imports click or networkx."""
+"""Entry point. `memory-plugin hook ...` takes a lean path that never imports click or networkx, and so
+does the plain form of `memory-plugin query` (cli_lean.py)."""
 from __future__ import annotations
 
 import sys
@@ -16,6 +17,12 @@ def main(argv: list[str] | None = None) -> int:
             return hooks.run_hook(argv[1:])
         # `hook --help`, no event, an unknown one, extra arguments, a terminal on stdin: the click
         # command explains (usage errors exit 2) and no hook error is recorded.
+    if "query" in argv[:7]:  # the plain forms of `query` skip click (cli_lean.py); None: they are not
+        from . import cli_lean
+
+        code = cli_lean.main(argv)
+        if code is not None:
+            return code
     from .cli import run
 
     return run(argv)

@@ -71,17 +71,9 @@ def register(cli: click.Group) -> None:
     @click.pass_obj
     def query(c: Ctx, text, type_, project, history, budget, as_json):
         """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
-        from . import project as P
-        from . import query as Q
+        from .cli_lean import answer  # also run without click for the plain forms (__main__)
 
-        conn = _open(c)
-        if project:  # any name the project goes by: its hub's title, an alias, its repository
-            project = P.resolve(conn, project)[0]
-        res = Q.query(c.cfg, conn, text, type_=type_, project=project, history=history, budget=budget,
-                      as_json=as_json)
-        if res["notice"]:
-            click.echo(res["notice"], err=True)
-        click.echo(Q.render(res, as_json), nl=False)
+        answer(c.cfg, text, type_, project, history, budget, as_json, out=click.echo)
 
     @cli.command()
     @click.argument("text")

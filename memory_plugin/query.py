@@ -202,10 +202,13 @@ def _days(value) -> int | None:
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
           limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
-          semantic: bool = True, abstention: dict | None = None) -> dict:
+          semantic: bool = True, abstention: dict | None = None,
+          idf: dict[str, tuple[float, int]] | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
-    budget. `semantic=False` answers lexically (the eval's lexical-only column)."""
+    budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
+    question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
+    hook has them already), so they are not counted again."""
     from .memory import confidence, record_usage
 
     if not text or not text.strip():
@@ -256,9 +259,12 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             ev.update(semantic=complete, sem_top=sem_top, sem_z=(sem_top - mean) / sd,
                       agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
-            n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
-            weights = R.idf_weights(conn, topic, n_notes)
+            if idf is not None and all(w in idf for w in topic):
+                weights = {w: idf[w] for w in dict.fromkeys(topic)}  # idf_weights' order
+            else:
+                n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+                weights = R.idf_weights(conn, topic, n_notes)
             total = sum(idf for idf, _ in weights.values())
             if total:
                 ev["known"] = sum(idf for idf, df in weights.values() if df) / total
