@@ -228,6 +228,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     cands: dict[str, R.Cand] = {}
     matched: dict[str, set[str]] = {}
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
+    lex_top: dict = {}  # the lexical retriever's unfiltered BM25 head (the anchor may be read from it)
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -235,7 +236,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         for p in paths:
             cands[p] = R.Cand(p, fused=1.0)
     else:
-        lex = R.lexical(conn, q["content"], type_)
+        lex = R.lexical(conn, q["content"], type_, top=lex_top)
         R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
         forms = R.lexical(conn, q["content"], type_, forms=True)
         R.add(cands, "forms", [(h[0], h[1]) for h in forms], {h[0]: h[3] for h in forms})
@@ -280,7 +281,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         R.fuse(cands, semantic=sem is not None)
     if not cands:
         return pack(res, [], budget, as_json)
-    anchor_list = baseline(conn, text, type_, limit=ANCHOR["top"]) if q["content"] and ANCHOR["top"] else []
+    anchor_list = _anchor(conn, text, type_, q["content"], lex_top) if q["content"] and ANCHOR["top"] else []
     rows = _fetch_rows(conn, list(cands))
     ph = ','.join('?' * len(cands))
     uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({ph})", list(cands)))
@@ -338,6 +339,23 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     if record:
         record_usage(conn, [i["path"] for i in res["items"]])
     return res
+
+
+def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:
+    """baseline(conn, text, type_, limit=ANCHOR["top"]), without running that search again when the
+    lexical retriever just ran it: the same OR expression (baseline's words are the question's
+    content words), so the same BM25 ranking (the default weights are BM25_WEIGHTS), and its first
+    note public (baseline drops only private ones) and strictly first (a tie could be ordered
+    either way). Else plain BM25's own search, as before."""
+    if ANCHOR["top"] == 1 and top and R.BM25_WEIGHTS == "1.0, 1.0, 1.0, 1.0, 1.0, 1.0":
+        words = [w for w in T.words(text) if w not in T.STOPWORDS]
+        if list(dict.fromkeys(words)) == content:
+            first, second = top["first"], top["second"]
+            if first is None:
+                return []  # nothing matches the expression
+            if top["path"] is not None and (second is None or first[1] > second[1]):
+                return [top["path"]]
+    return baseline(conn, text, type_, limit=ANCHOR["top"])
 
 
 def anchored(ranked: list[R.Cand], anchors: dict[str, int]) -> list[R.Cand]:

@@ -82,15 +82,20 @@ def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: 
 
 
 def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
-            forms: bool = False) -> list[tuple[str, float, list[str], str]]:
+            forms: bool = False, top: dict | None = None) -> list[tuple[str, float, list[str], str]]:
     """BM25 hits best first: [(path, bm25, the question's words the note has, why)]; the words
-    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested)."""
+    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested). `top`, when
+    given, gets the unfiltered ranking's head: "first" and "second" (rowid, score) or None, and
+    "path": the first one's path when it is public (and of `type_`), else None."""
     if not content:
         return []
     expr = T.fts_or(content) if forms else " OR ".join(f'"{w}"' for w in content)
     ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
                           "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (expr, DEPTH * 4)).fetchall()
     ok = public(conn, [r[0] for r in ranked], type_)
+    if top is not None:
+        top.update(first=ranked[0] if ranked else None, second=ranked[1] if len(ranked) > 1 else None,
+                   path=ok.get(ranked[0][0]) if ranked else None)
     ranked = [(rid, s) for rid, s in ranked if rid in ok][:DEPTH]
     if not ranked:
         return []

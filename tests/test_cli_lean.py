@@ -1,0 +1,95 @@
+"""`memory-plugin query` without click (cli_lean.py): the plain forms give what the click command
+gives, byte for byte, exit code included; every other form is left to click."""
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run_cli
+from memory_plugin import cli_lean
+
+
+@pytest.mark.parametrize("argv", [
+    ["query", "job queue"],
+    ["query", "job queue", "--json"],
+    ["query", "--json", "job queue", "--type", "decision", "--budget", "80"],
+    ["--vault", "v", "--cache-dir", "c", "--config", "f", "query", "x", "--history", "--project", "atlas"],
+    ["query", ""],
+    ["query", "x", "--budget", "007"],
+])
+def test_plain_forms_are_taken(argv):
+    assert cli_lean.parse(argv) is not None
+
+
+@pytest.mark.parametrize("argv", [
+    [], ["query"], ["query", "--help"], ["query", "-h"], ["--help"], ["--version"], ["search", "query"],
+    ["query", "a", "b"], ["query", "x", "--json", "--json"], ["query", "--type=decision", "x"],
+    ["query", "-x"], ["query", "-"], ["query", "x", "--budget", "1_0"], ["query", "x", "--budget", " 5"],
+    ["query", "x", "--budget", "-5"], ["query", "x", "--budget", "٣"], ["query", "x", "--budget"],
+    ["query", "x", "--project", "-p"], ["--vault"], ["--vault", "v", "--vault", "w", "query", "x"],
+    ["--vault", "--cache-dir", "query", "x"], ["--bogus", "v", "query", "x"], ["query", "x", "--", "y"],
+    ["query", "x", "-n", "3"],
+])
+def test_other_forms_go_to_click(argv):
+    assert cli_lean.parse(argv) is None
+
+
+def test_completion_and_odd_streams_go_to_click(monkeypatch):
+    monkeypatch.setenv("_MEMORY_PLUGIN_COMPLETE", "bash_complete")
+    assert cli_lean.main(["query", "x"]) is None
+    monkeypatch.delenv("_MEMORY_PLUGIN_COMPLETE")
+
+    class Ascii:
+        encoding, errors = "ascii", "strict"
+        buffer = None
+    monkeypatch.setattr(sys, "stdout", Ascii())
+    assert cli_lean.main(["query", "x"]) is None
+
+
+ARGVS = [
+    ["query", "SKIP LOCKED job queue"],
+    ["query", "SKIP LOCKED job queue", "--json"],
+    ["query", "sqlite", "--type", "pitfall"],
+    ["query", "what did we decide before about the job queue", "--history", "--json"],
+    ["query", "deploy", "--project", "atlas"],
+    ["query", "deploy", "--budget", "60"],
+    ["query", "kubernetes autoscaler grafana"],
+    ["query", ""],
+    ["query", "x", "--budget", "10"],
+    ["query", "x", "--type", "bogus"],
+    ["--vault", "/nonexistent/vault", "query", "x"],
+]
+
+
+def test_same_output_and_exit_code_as_the_click_command(vault, tmp_path, capsys):
+    """Each path on its own copy of one index (query records usage, which moves later scores)."""
+    from memory_plugin import cli
+
+    assert run_cli("--vault", str(vault), "--cache-dir", str(tmp_path / "a"), "rebuild").returncode == 0
+    shutil.copytree(tmp_path / "a", tmp_path / "b", symlinks=True)
+    for argv in ARGVS:
+        out = []
+        for cache, runner in (("a", cli.run), ("b", cli_lean.main)):
+            full = ["--cache-dir", str(tmp_path / cache)] + (argv if argv[0] == "--vault" else ["--vault", str(vault)] + argv)
+            code = runner(full)
+            assert code is not None, full
+            got = capsys.readouterr()
+            out.append((code, got.out, got.err))
+        assert out[0] == out[1], argv
+    assert out[0][0] == 2 and out[0][2].startswith("Error: vault /nonexistent/vault does not exist")
+
+
+def test_the_plain_query_never_imports_click(vault, tmp_path):
+    assert run_cli("--vault", str(vault), "--cache-dir", str(tmp_path / "c"), "rebuild").returncode == 0
+    code = ("import sys; from memory_plugin.__main__ import main; rc = main(sys.argv[1:]); "
+            "assert 'click' not in sys.modules, 'click imported'; sys.exit(rc)")
+    r = subprocess.run([sys.executable, "-c", code, "--vault", str(vault), "--cache-dir", str(tmp_path / "c"),
+                        "query", "job queue", "--json"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert '"items"' in r.stdout
+    # help and usage errors are click's, as before
+    r = run_cli("query", "--help")
+    assert r.returncode == 0 and "Usage: memory-plugin query" in r.stdout
+    r = run_cli("query", "x", "--budget", "abc")
+    assert r.returncode == 2 and r.stderr.startswith("Error: Invalid value for '--budget'")
