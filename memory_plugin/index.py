@@ -20,13 +20,17 @@ TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
     from typing import Callable, Iterable
 
-from . import links as L
-from . import textutil as T
 from .config import Config
 from .errors import CacheFull, IndexMissing, VaultError
 from .fsutil import file_lock
-from .notes import Note, dumps, is_authored_hub, read_note
-from .scan import VaultFile, walk_vault
+
+if TYPE_CHECKING:
+    from . import links as L
+    from .notes import Note
+    from .scan import VaultFile
+# links, notes, scan and textutil are imported where a note is read or a link resolved: every query
+# and hook opens the index through this module, and those imports (dataclasses, datetime,
+# urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
 SCHEMA_VERSION = "7"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks
 INDEX_NAME = "index.sqlite"
@@ -179,6 +183,7 @@ class _SqlAliases:
 
 
 def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
+    from . import links as L
     r = L.Resolver([])
     r.by_name, r.by_path = _SqlNames(conn), _SqlPaths(conn)
     r.aliases = _SqlAliases(conn) if cfg.resolve_aliases else {}
@@ -189,8 +194,9 @@ def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
 
 def _file_row(path: str, is_note: bool | None = None) -> tuple:
     """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only."""
+    from .links import file_name_lc
     note = path.lower().endswith(".md") if is_note is None else is_note
-    return (path, path.lower(), L.file_name_lc(path), int(note))
+    return (path, path.lower(), file_name_lc(path), int(note))
 
 
 def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = False) -> None:
@@ -207,6 +213,9 @@ def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = F
 def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
     """Every row of one note, ready to insert: (notes row, fts row, tags, aliases, warnings, links).
     Built where the note was parsed (a worker process, for a big rebuild)."""
+    from . import links as L
+    from . import textutil as T
+    from .notes import dumps, is_authored_hub
     hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
                                                      note.display_title, values))
     row = (note.path, note.folder, note.title, note.display_title, note.type, note.status, note.project,
@@ -256,10 +265,11 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
 
 def _alias_keys(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
     """The link keys of the aliases these notes have in the index now."""
+    from .links import name_key
     keys: set[str] = set()
     for i in range(0, len(paths), 500):
         chunk = paths[i:i + 500]
-        keys |= {L.name_key(r[0]) for r in conn.execute(
+        keys |= {name_key(r[0]) for r in conn.execute(
             f"SELECT alias_lc FROM aliases WHERE path IN ({','.join('?' * len(chunk))})", chunk)}
     return keys
 
@@ -322,6 +332,7 @@ TEMP_MIN_AGE = 60  # seconds: no write of ours takes this long, so an older temp
 def _scan(cfg: Config, warnings: list) -> tuple[dict[str, VaultFile], list[str]]:
     """-> (notes, other files): attachments, and every file of the excluded folders, which stay link
     targets (`![[Books.base]]` from Templates/Bases/ resolves) without being sources or notes."""
+    from .scan import walk_vault
     vault = cfg.require_vault()
     skip = (str(cfg.cache_dir),)
     targets: list[str] = []
@@ -402,11 +413,13 @@ _WORK: dict = {}  # what forked workers inherit: the config values and the resol
 
 
 def _rows_chunk(vfs: list[VaultFile]) -> list[tuple]:
+    from .notes import read_note
     values, resolver = _WORK["values"], _WORK["resolver"]
     return [note_rows(read_note(vf, values), resolver, values) for vf in vfs]
 
 
 def _aliases_chunk(vfs: list[VaultFile]) -> list[tuple[str, list[str]]]:
+    from .notes import read_note
     return [(vf.path, read_note(vf, _WORK["values"]).aliases) for vf in vfs]
 
 
@@ -489,6 +502,7 @@ def stale_generations(cfg: Config) -> list[Path]:
 
 
 def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, progress) -> dict:
+    from . import links as L
     new_path = cfg.path(gen)
     conn = sqlite3.connect(str(new_path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=OFF")
@@ -633,6 +647,8 @@ def sync(cfg: Config, lock_timeout: float = -1) -> dict:
 
 
 def _sync_locked(cfg: Config) -> dict:
+    from . import links as L
+    from .notes import read_note
     scan_warnings: list[tuple[str, str, str]] = []
     files, attachments = _scan(cfg, scan_warnings)
     conn = open_index(cfg)
@@ -739,6 +755,9 @@ def reindex(cfg: Config, paths: Iterable[str], lock_timeout: float = 2.0) -> dic
 
 
 def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
+    from . import links as L
+    from .notes import read_note
+    from .scan import VaultFile
     conn = open_index(cfg)
     stats = {"reindexed": 0, "removed": 0, "unchanged": 0, "queued": 0}
     try:
