@@ -5,7 +5,19 @@ import contextlib
 import os
 from pathlib import Path
 
-# tempfile is imported where a file is written: it costs every hook a few ms (shutil, random, bz2...)
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temp file (mode 0600, O_EXCL) in `path`'s folder, named as mkstemp names it
+    (`.NAME.xxxxxxxx.tmp`, which scan.TEMP_RE knows). Not tempfile.mkstemp itself: importing tempfile
+    (shutil, random, bz2, lzma) cost each hook that writes ~12M instructions."""
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temp file name beside {path}")
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
@@ -25,9 +37,7 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
     except FileNotFoundError:
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -60,9 +70,7 @@ def atomic_stream(path: str | os.PathLike):
         os.umask(umask)
         mode = 0o666 & ~umask
     path.parent.mkdir(parents=True, exist_ok=True)
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             yield f

@@ -89,42 +89,9 @@ def save_state(cache_dir: str, session_id, st: dict) -> None:
     path = _state_path(cache_dir, session_id)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     keep = {k: st[k] for k in ("shown", "injected", "project") if k in st}
-    _replace(path, json.dumps(keep).encode("utf-8"))
+    from .fsutil import atomic_write
 
-
-def _replace(path: str, data: bytes) -> None:
-    """fsutil.atomic_write(path, data, skip_unchanged=False) without importing tempfile (with shutil,
-    random, bz2 and lzma: ~12 million instructions, 2% of the hook): a temp file of its own in the
-    same folder, flushed to disk, given the old file's mode (a new one the usual mode), swapped in."""
-    try:
-        mode = os.stat(path).st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    folder, name = os.path.split(path)
-    for n in range(100):
-        tmp = os.path.join(folder, f".{name}.{os.getpid()}-{time.monotonic_ns()}-{n}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(f"no free temp file name for {path}")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write(path, json.dumps(keep).encode("utf-8"), skip_unchanged=False)
 
 
 def _prune(folder: str) -> None:
