@@ -400,9 +400,9 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     va, vb = _vector(_content(a, idf), idf), _vector(_content(b, idf), idf)
     text = (1 - CONTAIN_SHARE) * _cosine(va, vb) + CONTAIN_SHARE * _containment(va, vb)
     ta, tb = a.title_terms(), b.title_terms()
-    union = set(ta) | set(tb)
+    union = sorted(set(ta) | set(tb))  # sorted: a set's order (the hash seed's) moved the sums' last bits
     wu = sum(idf(t, ta.get(t) or tb.get(t)) for t in union)
-    title = sum(idf(t, ta[t]) for t in set(ta) & set(tb)) / wu if wu else 0.0
+    title = sum(idf(t, ta[t]) for t in sorted(set(ta) & set(tb))) / wu if wu else 0.0
     # the title counts only as far as the text agrees: similar names over unlike text add nothing
     score = W_TEXT * text + W_TITLE * title * min(1.0, text / TEXT_MIN)
     # A title's own rare words (the config key, the tool, the place) that the other note never

@@ -269,7 +269,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             total = sum(idf for idf, _ in weights.values())
             if total:
                 ev["known"] = sum(idf for idf, df in weights.values() if df) / total
-                ev["cover"] = max((sum(weights[w][0] for w in set(h[2]) if w in weights) / total
+                # words in first-seen order, not a set's: a set's order follows the process's hash
+                # seed, and so did the last bits of this sum (compared with cover_min by >=)
+                ev["cover"] = max((sum(weights[w][0] for w in dict.fromkeys(h[2]) if w in weights) / total
                                    for h in lex[:5]), default=0.0)
         res["evidence"] = ev
         if abstain(ev, abstention):
