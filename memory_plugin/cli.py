@@ -10,7 +10,7 @@ import click
 
 from . import __version__
 from .config import Config, load_config
-from .errors import MemoryPluginError
+from .errors import MemoryPluginError, report
 
 
 def echo_json(data) -> None:
@@ -407,8 +407,7 @@ def run(argv: list[str]) -> int:
     try:
         cli.main(args=argv, prog_name="memory-plugin", standalone_mode=False)
     except MemoryPluginError as e:
-        click.echo(f"Error: {e}", err=True)
-        return e.exit_code
+        return report(e, click.echo)
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 1
@@ -422,11 +421,5 @@ def run(argv: list[str]) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:  # never a traceback for the user; the type says where to look
-        from .index import Busy
-
-        if isinstance(e, Busy):
-            click.echo(f"Error: {e}: try again when it has finished", err=True)
-            return 3
-        click.echo(f"Error: {type(e).__name__}: {e}", err=True)
-        return 1
+        return report(e, click.echo)
     return 0

@@ -150,7 +150,7 @@ def main(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     (vault, cache_dir, config_file), a = parsed
-    from .errors import MemoryPluginError
+    from .errors import report
 
     try:
         try:
@@ -171,15 +171,6 @@ def main(argv: list[str]) -> int | None:
             sys.stdout = _PacifyFlush(sys.stdout)
             sys.stderr = _PacifyFlush(sys.stderr)
             return 1
-    except MemoryPluginError as e:  # cli.run's handlers, in its order
-        echo(f"Error: {e}", err=True)
-        return e.exit_code
-    except Exception as e:  # noqa: BLE001 - never a traceback for the user
-        from .index import Busy
-
-        if isinstance(e, Busy):
-            echo(f"Error: {e}: try again when it has finished", err=True)
-            return 3
-        echo(f"Error: {type(e).__name__}: {e}", err=True)
-        return 1
+    except Exception as e:  # noqa: BLE001 - cli.run's handler: one line, never a traceback
+        return report(e, echo)
     return 0

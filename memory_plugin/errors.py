@@ -32,3 +32,19 @@ class SettingsFileError(MemoryPluginError):
 
 class IndexMissing(MemoryPluginError):
     pass
+
+
+def report(e: Exception, echo) -> int:
+    """A command's failure as the user sees it: `Error: <one line>` through `echo` (click.echo, or
+    cli_lean's copy of it), and its exit code: the error's own for ours, 3 for a busy index, else 1
+    with the type named (never a traceback). Used by cli.run and by cli_lean.main."""
+    if isinstance(e, MemoryPluginError):
+        echo(f"Error: {e}", err=True)
+        return e.exit_code
+    from .index import Busy
+
+    if isinstance(e, Busy):
+        echo(f"Error: {e}: try again when it has finished", err=True)
+        return 3
+    echo(f"Error: {type(e).__name__}: {e}", err=True)
+    return 1

@@ -86,12 +86,10 @@ def load_state(cache_dir: str, session_id, cwd: str | None = None) -> dict:
 
 
 def save_state(cache_dir: str, session_id, st: dict) -> None:
-    path = _state_path(cache_dir, session_id)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    keep = {k: st[k] for k in ("shown", "injected", "project") if k in st}
-    from .fsutil import atomic_write
+    from .fsutil import atomic_write  # makes the folder too
 
-    atomic_write(path, json.dumps(keep).encode("utf-8"), skip_unchanged=False)
+    keep = {k: st[k] for k in ("shown", "injected", "project") if k in st}
+    atomic_write(_state_path(cache_dir, session_id), json.dumps(keep), skip_unchanged=False)
 
 
 def _prune(folder: str) -> None:
