@@ -20,59 +20,22 @@ def _temp_beside(path: Path) -> tuple[int, str]:
     raise FileExistsError(f"no free temp file name beside {path}")
 
 
-def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
-    """Write `data` to `path` via a temp file in the same directory and os.replace.
-
-    Keeps the existing file's mode. Returns False when the content was already equal.
-    """
-    path = Path(path)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    mode = None
-    try:
-        st = path.stat()
-        mode = st.st_mode & 0o7777
-        if skip_unchanged and st.st_size == len(data) and path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = _temp_beside(path)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is None:  # a new file gets the usual mode, not mkstemp's 0600
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    return True
+def _new_file_mode() -> int:
+    """The mode a new file gets (0666 less the umask), not mkstemp's 0600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 @contextlib.contextmanager
-def atomic_stream(path: str | os.PathLike):
-    """A text file to write piece by piece; it replaces `path` atomically when the block ends
-    without an error (keeping the old file's mode), and is removed when it does not."""
-    path = Path(path)
-    try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
+def _replacing(path: Path, mode: int, open_mode: str):
+    """A temp file beside `path`, open for writing; on a clean exit it is synced, given `mode` and
+    renamed over `path`; on any error it is removed and `path` is left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+        text = {} if "b" in open_mode else {"encoding": "utf-8", "newline": ""}
+        with os.fdopen(fd, open_mode, **text) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
@@ -84,6 +47,37 @@ def atomic_stream(path: str | os.PathLike):
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
+    """Write `data` to `path` via a temp file in the same directory and os.replace.
+
+    Keeps the existing file's mode. Returns False when the content was already equal.
+    """
+    path = Path(path)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    try:
+        st = path.stat()
+        mode = st.st_mode & 0o7777
+        if skip_unchanged and st.st_size == len(data) and path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    with _replacing(path, mode, "wb") as f:
+        f.write(data)
+    return True
+
+
+def atomic_stream(path: str | os.PathLike):
+    """A text file to write piece by piece; it replaces `path` atomically when the block ends
+    without an error (keeping the old file's mode), and is removed when it does not."""
+    path = Path(path)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = _new_file_mode()
+    return _replacing(path, mode, "w")
 
 
 def file_lock(path: str | os.PathLike, timeout: float = -1):

@@ -10,6 +10,7 @@ queues its paths in `pending.txt`, and whoever holds the lock drains that queue 
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -137,6 +138,20 @@ def open_index(cfg: Config) -> sqlite3.Connection:
         raise IndexMissing(f"index {p} was built for the vault {built_for}, not {cfg.vault}: run "
                            "`memory-plugin rebuild`, or give each vault its own cache dir")
     return conn
+
+
+@contextlib.contextmanager
+def _writing(conn: sqlite3.Connection):
+    """An index connection for one write transaction (the caller begins and commits it): an error
+    rolls back whatever it began, and the connection is closed either way."""
+    try:
+        yield conn
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.close()
 
 
 def get_meta(conn: sqlite3.Connection, key: str, default: str | None = None) -> str | None:
@@ -651,9 +666,8 @@ def _sync_locked(cfg: Config) -> dict:
     from .notes import read_note
     scan_warnings: list[tuple[str, str, str]] = []
     files, attachments = _scan(cfg, scan_warnings)
-    conn = open_index(cfg)
     stats = {"new": 0, "changed": 0, "deleted": 0, "renamed": 0, "touched": 0, "unchanged": 0}
-    try:
+    with _writing(open_index(cfg)) as conn:
         known = {r[0]: (r[1], r[2], r[3]) for r in
                  conn.execute("SELECT path, mtime_ns, size, hash FROM notes")}
         known_att = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note=0")}
@@ -709,14 +723,7 @@ def _sync_locked(cfg: Config) -> dict:
         if changed:
             set_meta(conn, changed_at=now)
         conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    finally:
-        conn.close()
     stats["changed_any"] = changed
-    stats["changed"] = stats["changed"]
     return {**stats, "changed": changed, "modified": stats["changed"]}
 
 
@@ -758,9 +765,8 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
     from . import links as L
     from .notes import read_note
     from .scan import VaultFile
-    conn = open_index(cfg)
     stats = {"reindexed": 0, "removed": 0, "unchanged": 0, "queued": 0}
-    try:
+    with _writing(open_index(cfg)) as conn:
         conn.execute("BEGIN IMMEDIATE")
         resolver = sql_resolver(conn, cfg)
         keys: set[str] = set()
@@ -803,12 +809,6 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
         if stats["reindexed"] or stats["removed"]:
             set_meta(conn, changed_at=time.time())
         conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    finally:
-        conn.close()
     return stats
 
 
