@@ -40,7 +40,7 @@ from memory_plugin import confidence as C  # noqa: E402
 EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
 CACHE_PREFIX = os.environ.get("S6_CACHE_PREFIX", "/tmp/s6conf-")
 DUMP = Path(os.environ.get("S6_DUMP", "/tmp/s6conf-dump.json"))
-QSETS = ["til", "logseq", "silverbullet", "interlock-kb", "quartz-docs"]
+QSETS = ["til", "logseq", "silverbullet", "interlock-kb", "quartz-docs", "mdbook-guide", "dataview-docs"]
 PSETS = {"til": ["prompts-til", "prompts-til2"], "silverbullet": ["prompts-silverbullet"], "logseq": ["prompts-logseq"]}
 CANDIDATES = 3
 L2_GRID = [0.03, 0.1, 0.3, 1.0, 3.0]
