@@ -43,7 +43,16 @@ DUMP = Path(os.environ.get("S6_DUMP", "/tmp/s6conf-dump.json"))
 QSETS = ["til", "logseq", "silverbullet", "interlock-kb", "quartz-docs", "mdbook-guide", "dataview-docs"]
 PSETS = {"til": ["prompts-til", "prompts-til2"], "silverbullet": ["prompts-silverbullet"], "logseq": ["prompts-logseq"]}
 CANDIDATES = 3
-L2_GRID = [0.03, 0.1, 0.3, 1.0, 3.0]
+L2_GRID = [0.03, 0.1, 0.3, 1.0, 3.0]  # PROTOCOL session 6 criterion
+L2_GRID_ANSWER = [0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0]  # + the amendment (step 7): 3.0 was the edge
+# Feature subsets for the semantic answer model (amendment, step 7), chosen by mean LOVO log loss.
+SUBSETS = {
+    "A": None,
+    "B": ["known", "sem_z", "gap_bg", "cover"],
+    "C": ["known", "sem_z"],
+    "D": ["known", "gap_bg", "gap10", "lex_in_sem", "sem_in_lex"],
+    "E": ["known", "sem_z", "gap_bg", "cover", "lex_in_sem", "sem_in_lex"],
+}
 NEWTON_STEPS = 25
 KEEP_POOLED, KEEP_EACH = 0.95, 0.90            # abstention: answerable kept, out of fold
 PREC_POOLED, PREC_EACH, ORD_MAX = 0.90, 0.80, 0.05  # prompt items, out of fold
@@ -241,16 +250,16 @@ def lovo(folds: dict[str, tuple[list, list]], l2: float) -> dict[str, list[float
     return out
 
 
-def choose_l2(folds) -> tuple[float, dict]:
+def choose_l2(folds, grid=None) -> tuple[float, dict, float]:
     runs = []
-    for l2 in L2_GRID:
+    for l2 in grid or L2_GRID:
         oof = lovo(folds, l2)
         loss = sum(logloss(oof[v], folds[v][1]) for v in folds) / len(folds)
         print(f"    L2 {l2}: mean LOVO log loss {loss:.4f}", file=sys.stderr)
         runs.append((l2, loss, oof))
     best = min(loss for _, loss, _ in runs)
-    l2, _, oof = max((r for r in runs if r[1] <= best + 0.005), key=lambda r: r[0])
-    return l2, oof
+    l2, loss, oof = max((r for r in runs if r[1] <= best + 0.005), key=lambda r: r[0])
+    return l2, oof, loss
 
 
 # ---------------------------------------------------------------- abstention
@@ -294,9 +303,16 @@ def abst_table(data, mode, decide) -> tuple[str, dict]:
 
 
 def fit_answer(data, mode) -> tuple[dict, str]:
-    folds = answer_data(data, mode)
-    print(f"answer model, {mode}:", file=sys.stderr)
-    l2, oof = choose_l2(folds)
+    full = answer_data(data, mode)
+    best = None
+    for name, keep in (SUBSETS.items() if mode == "semantic" else [("A", None)]):
+        folds = {v: ([{k: x[k] for k in x if keep is None or k in keep} for x in xs], ys) for v, (xs, ys) in full.items()}
+        print(f"answer model, {mode}, features {name}:", file=sys.stderr)
+        l2, oof, loss = choose_l2(folds, L2_GRID_ANSWER)
+        print(f"  -> L2 {l2}, LOVO log loss {loss:.4f}", file=sys.stderr)
+        if best is None or loss < best[0]:
+            best = (loss, name, keep, folds, l2, oof)
+    _, subset, keep, folds, l2, oof = best
     grid = [i / 100 for i in range(1, 100)]
     chosen = None
     for t in grid:
@@ -320,10 +336,11 @@ def fit_answer(data, mode) -> tuple[dict, str]:
     m = fit([x for v in folds for x in folds[v][0]], [y for v in folds for y in folds[v][1]], l2)
     m["threshold"] = t
     m["l2"] = l2
+    m["features"] = subset
     ins_txt, _ = abst_table(data, mode, lambda v, r: not C.overridden(r[mode]) and prob(m, C.answer_features(
         r[mode], mode == "semantic" and bool(r[mode].get("semantic")))) < t)
-    rep = (f"## answer vs abstain, {mode}: L2 {l2}, threshold {t}\n"
-           f"today's rule (main):\n{old_txt}\nleave-one-vault-out:\n{oof_txt}\nin-sample (all five):\n{ins_txt}\n")
+    rep = (f"## answer vs abstain, {mode}: features {subset}, L2 {l2}, threshold {t}\n"
+           f"today's rule (main):\n{old_txt}\nleave-one-vault-out:\n{oof_txt}\nin-sample (all):\n{ins_txt}\n")
     return m, rep
 
 
@@ -382,7 +399,7 @@ def item_txt(per) -> str:
 def fit_item(data, mode) -> tuple[dict, str]:
     folds, meta = item_data(data, mode)
     print(f"item model, {mode}:", file=sys.stderr)
-    l2, oof = choose_l2(folds)
+    l2, oof, _ = choose_l2(folds)
     score = {(v, pid, path): p for v in folds for (pid, path), p in zip(meta[v], oof[v])}
     chosen = None
     for t in [i / 100 for i in range(1, 100)]:
@@ -409,7 +426,7 @@ def fit_item(data, mode) -> tuple[dict, str]:
 def write(models: dict) -> None:
     p = ROOT / "memory_plugin" / "confidence.py"
     s = p.read_text()
-    keep = ("bias", "weights", "mean", "sd", "threshold", "l2")
+    keep = ("bias", "weights", "mean", "sd", "threshold", "l2", "features")
     body = "FITTED: dict = " + json.dumps({"answer": {mm: {kk: v[kk] for kk in keep} for mm, v in
                                                       models["answer"].items()}}, indent=4) + "\n"
     body = body.replace("true", "True").replace("false", "False").replace("null", "None")

@@ -140,80 +140,52 @@ def _standard(f: dict[str, float], m: dict) -> dict[str, float]:
 FITTED: dict = {
     "answer": {
         "semantic": {
-            "bias": 0.9242,
+            "bias": 0.8037,
             "weights": {
-                "cover": 0.1156,
-                "gap10": 0.5273,
-                "gap2": -0.0811,
-                "gap_bg": 0.6931,
-                "known": 1.3751,
-                "lex_in_sem": 0.3894,
-                "lex_margin": 0.2301,
-                "named": -0.2073,
-                "overlap5": -0.5747,
-                "sem_in_lex": -0.257,
-                "sem_top": 0.0154,
-                "sem_z": 0.5024
+                "known": 1.2385,
+                "sem_z": 1.1452
             },
             "mean": {
-                "cover": 0.4175,
-                "gap10": 0.1713,
-                "gap2": 0.0589,
-                "gap_bg": 0.2363,
-                "known": 0.7689,
-                "lex_in_sem": -0.4891,
-                "lex_margin": 0.2779,
-                "named": 0.0226,
-                "overlap5": 0.2663,
-                "sem_in_lex": -0.4862,
-                "sem_top": 0.4492,
-                "sem_z": -0.3654
+                "known": 0.7559,
+                "sem_z": -0.3065
             },
             "sd": {
-                "cover": 0.1887,
-                "gap10": 0.093,
-                "gap2": 0.0554,
-                "gap_bg": 0.1011,
-                "known": 0.2574,
-                "lex_in_sem": 0.4102,
-                "lex_margin": 0.2823,
-                "named": 0.0432,
-                "overlap5": 0.2171,
-                "sem_in_lex": 0.4103,
-                "sem_top": 0.1238,
-                "sem_z": 0.932
+                "known": 0.2577,
+                "sem_z": 0.9646
             },
-            "threshold": 0.5,
-            "l2": 3.0
+            "threshold": 0.41,
+            "l2": 3.0,
+            "features": "C"
         },
         "lexical": {
-            "bias": 0.7509,
+            "bias": 0.6981,
             "weights": {
-                "cover": 0.3394,
-                "forms_agree": -0.2012,
-                "known": 1.3427,
-                "lex_margin": 0.4693,
-                "named": -0.0617,
-                "no_hits": -0.0552
+                "cover": 0.4621,
+                "forms_agree": -0.0796,
+                "known": 0.9688,
+                "lex_margin": 0.383,
+                "named": 0.0088,
+                "no_hits": -0.0399
             },
             "mean": {
-                "cover": 0.4175,
-                "forms_agree": 0.6012,
-                "known": 0.7689,
-                "lex_margin": 0.2779,
-                "named": 0.0226,
-                "no_hits": 0.0123
+                "cover": 0.436,
+                "forms_agree": 0.6051,
+                "known": 0.7559,
+                "lex_margin": 0.2782,
+                "named": 0.0199,
+                "no_hits": 0.0103
             },
             "sd": {
-                "cover": 0.1887,
-                "forms_agree": 0.4896,
-                "known": 0.2574,
-                "lex_margin": 0.2823,
-                "named": 0.0432,
-                "no_hits": 0.1101
+                "cover": 0.1897,
+                "forms_agree": 0.4888,
+                "known": 0.2577,
+                "lex_margin": 0.2791,
+                "named": 0.0406,
+                "no_hits": 0.1008
             },
-            "threshold": 0.38,
-            "l2": 3.0
+            "threshold": 0.39,
+            "l2": 10.0,
+            "features": "A"
         }
     }
 }
