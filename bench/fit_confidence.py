@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Fit memory_plugin/confidence.py's models (FITTED) on the development sets only, and report their
-leave-one-vault-out figures (issues 10 and 13, bench/eval/PROTOCOL.md, session 6).
+"""Session 6's calibrated-confidence experiment (issues 10 and 13, bench/eval/PROTOCOL.md, session 6):
+fit bench/confidence_model.py's abstention model (FITTED) on the development sets only and report its
+leave-one-vault-out figures beside main's rule; the prompt hook's per-item model too (figures only).
+Neither is used by the product (PROTOCOL.md, session 6, steps 8-10).
 
 Data (never a bench/eval/ set, never the fixture):
 - answer vs abstain: bench/dev/{til,logseq,silverbullet,interlock-kb,quartz-docs}/questions.yaml,
@@ -10,7 +12,7 @@ Data (never a bench/eval/ set, never the fixture):
   brief, not a journal) is labelled 1 when it is one of the prompt's expected notes.
 
 Evidence is taken once per set and mode (query with abstention off) and kept in DUMP (a JSON file);
-the features are computed from it by confidence.py, so a feature change needs no new dump.
+the features are computed from it by confidence_model.py, so a feature change needs no new dump.
 
 Model: logistic regression on standardised features, L2 on the weights (not the bias), Newton's method
 (NEWTON_STEPS steps, deterministic). L2 chosen from L2_GRID by the lowest mean leave-one-vault-out log
@@ -18,7 +20,7 @@ loss (ties within 0.005 to the larger). Thresholds by the criterion in PROTOCOL.
 
     .venv/bin/python bench/fit_confidence.py --dump      # take the evidence (minutes: embeds prompts)
     .venv/bin/python bench/fit_confidence.py             # leave-one-vault-out figures
-    .venv/bin/python bench/fit_confidence.py --write     # also rewrite confidence.py's FITTED block
+    .venv/bin/python bench/fit_confidence.py --write     # also rewrite confidence_model.py's FITTED block
 Cache dirs: $S6_CACHE_PREFIX<vault> (default /tmp/s6conf-<vault>), each an embedded index of that vault.
 """
 from __future__ import annotations
@@ -35,7 +37,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from memory_plugin import confidence as C  # noqa: E402
+sys.path.insert(0, str(ROOT / "bench"))
+import confidence_model as C  # noqa: E402
+
+NEVER = {"named_min": 0.0}  # query's abstention with this rule never answers with nothing (named_w >= 0)
 
 EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
 CACHE_PREFIX = os.environ.get("S6_CACHE_PREFIX", "/tmp/s6conf-")
@@ -117,6 +122,32 @@ def specificity(words, idf: dict, unique: float) -> float:
 
 # ---------------------------------------------------------------- evidence
 
+def retrieval_evidence(cfg, conn, text: str, type_, ev: dict, semantic: bool) -> dict:
+    """query's evidence (named_w, cover, known, semantic, sem_z ...) plus confidence_model.evidence's
+    agreement and margin features, from the same retrievers query ran (deterministic: the same lists)."""
+    from memory_plugin import query as Q
+    from memory_plugin import retrieve as R
+
+    q = Q.parse_question(text)
+    lex = R.lexical(conn, q["content"], type_) if q["content"] else []
+    forms = R.lexical(conn, q["content"], type_, forms=True) if q["content"] else []
+    lex = lex or forms
+    sem = None
+    if semantic:
+        stats: dict = {}
+        hits, _, _ = Q.semantic_hits(cfg, conn, text, stats)
+        if hits is not None:
+            ok = R.public(conn, [h.path for h in hits], type_, by="path")
+            sem = [(h.path, h.score) for h in hits if h.path in ok]
+            calib = stats.get("calibration")
+        else:
+            calib = None
+    out = dict(ev)
+    out.update(C.evidence(lex, forms, sem, calib if sem is not None else None, len(q["content"])))
+    out["semantic"] = ev.get("semantic", False)
+    return out
+
+
 def dump() -> dict:
     from memory_plugin import index
     from memory_plugin import prompt_hook as P
@@ -134,10 +165,8 @@ def dump() -> dict:
             row = {"id": q["id"], "y": int(bool(q["expect"]))}
             for mode, sem in (("semantic", True), ("lexical", False)):
                 res = Q.query(cfg, conn, q["q"], type_=q["type"], project=q["project"] or "", history=q["history"],
-                              budget=10**6, limit=10, record=False, semantic=sem, abstention=False)
-                ev = dict(res.get("evidence") or {})
-                ev.pop("p_answer", None)
-                row[mode] = ev
+                              budget=10**6, limit=10, record=False, semantic=sem, abstention=NEVER)
+                row[mode] = retrieval_evidence(cfg, conn, q["q"], q["type"], res.get("evidence") or {}, sem)
             rows.append(row)
         out["questions"][v] = rows
         conn.close()
@@ -159,9 +188,8 @@ def dump() -> dict:
                     cands = []
                     if row["precheck"]:
                         res = Q.query(cfg, conn, prompt, record=False, limit=CANDIDATES + P.QUERY_ROOM, budget=100_000,
-                                      semantic=mode != "lexical", abstention=False, idf=idf, project="")
-                        ev = dict(res.get("evidence") or {})
-                        ev.pop("p_answer", None)
+                                      semantic=mode != "lexical", abstention=NEVER, idf=idf, project="")
+                        ev = retrieval_evidence(cfg, conn, prompt, None, res.get("evidence") or {}, mode != "lexical")
                         items = [it for it in res["items"] if it["path"] not in shown and it.get("type") != "journal"]
                         items = items[:CANDIDATES]
                         descr = [None] * len(items)
@@ -265,13 +293,10 @@ def choose_l2(folds, grid=None) -> tuple[float, dict, float]:
 # ---------------------------------------------------------------- abstention
 
 def old_abstain(ev: dict) -> bool:
-    """main's rule (query.ABSTAIN at 119906e), for the comparison only."""
-    if ev.get("named_w", 0.0) >= 0.35 or ev.get("cover", 0.0) >= 0.8:
-        return False
-    if ev.get("semantic"):
-        z = ev.get("sem_z", 0.0)
-        return (ev.get("known", 1.0) < 0.5 and z < 0.0) or z < -1.2
-    return ev.get("known", 1.0) < 0.5
+    """main's rule (query.abstain with query.ABSTAIN), for the comparison."""
+    from memory_plugin import query as Q
+
+    return Q.abstain(ev)
 
 
 def answer_data(data, mode):
@@ -424,7 +449,7 @@ def fit_item(data, mode) -> tuple[dict, str]:
 
 
 def write(models: dict) -> None:
-    p = ROOT / "memory_plugin" / "confidence.py"
+    p = ROOT / "bench" / "confidence_model.py"
     s = p.read_text()
     keep = ("bias", "weights", "mean", "sd", "threshold", "l2", "features")
     body = "FITTED: dict = " + json.dumps({"answer": {mm: {kk: v[kk] for kk in keep} for mm, v in

@@ -109,36 +109,10 @@ def _prune(folder: str) -> None:
 # stricter thresholds (a prompt is not a question: most prompts are about the code, not the vault),
 # then the item must be the one note two retrievers agree on. Set on bench/dev/prompts-til.yaml (the
 # dev set, bench/eval/PROTOCOL.md); reported on bench/eval/prompts-*.yaml (bench/RESULTS.md).
-# (Session 6 fitted a calibrated per-item model instead, bench/fit_confidence.py; on the dev prompt
-# sets it did not beat this rule at precision >= 0.9, so this rule stays: bench/eval/PROTOCOL.md.)
 ABSTAIN_PROMPT = {
-    # Evidence that always answers: a name covering half the prompt, or a BM25 top-5 note holding 80%
-    # of its idf mass; else:
-    "named_min": 0.35,
-    "cover_min": 0.8,
-    # semantic on: nothing when the words some note has hold < novel_known of the idf mass and the
-    # best cosine's vault z-score is < novel_z, or z < far_z, or the best cosine < semantic_min and
-    # the two searches' best notes are not in each other's top 5 (query's `agree`)
-    "novel_known": 0.5,
-    "novel_z": 0.0,
-    "far_z": -1.2,
-    "semantic_min": 0.53,
+    "semantic_min": 0.53,   # semantic on: the best cosine, unless the searches agree (query's rule)
     "lexical_known": 0.60,  # lexical only: the share of the prompt's idf mass that some note has
 }
-
-
-def abstains(ev: dict) -> bool:
-    """The hook's own abstention over query's evidence (the rule query itself used before session 6,
-    with the hook's stricter thresholds, ABSTAIN_PROMPT)."""
-    rule = ABSTAIN_PROMPT
-    if ev.get("named_w", 0.0) >= rule["named_min"] or ev.get("cover", 0.0) >= rule["cover_min"]:
-        return False
-    if ev.get("semantic"):
-        z = ev.get("sem_z", 0.0)
-        if ev.get("sem_top", 0.0) < rule["semantic_min"] and not ev.get("agree"):
-            return True
-        return (ev.get("known", 1.0) < rule["novel_known"] and z < rule["novel_z"]) or z < rule["far_z"]
-    return ev.get("known", 1.0) < rule["lexical_known"]
 ITEM_RULE = {
     # One item at most: the note the evidence agrees on (set on the dev prompt sets by the criterion of
     # bench/eval/PROTOCOL.md, session 4: most answers with injected precision >= 0.90 pooled and >= 0.85
@@ -260,7 +234,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     # `limit` bounds query's rendering (it packs its answer item by item): the note the retrievers
     # agree on is among the first few, whatever the brief already showed.
     res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
-                  project=project, budget=100_000, semantic=mode != "lexical", abstention=abstains,
+                  project=project, budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT,
                   idf=idf)  # the same words' idf: query need not count them again
     if res.get("notice") and notices is not None:
         notices.append(res["notice"])

@@ -98,18 +98,52 @@ ANCHOR = {
 }
 CONFIDENCE_SHARE = 0.2  # share of the score that follows the note's effective confidence (0..1)
 RECENCY_SHARE = 0.1     # share that follows recency (halved each year since validated/updated)
-# Abstention: "Nothing in the vault about X" is decided by one calibrated rule, confidence.abstain:
-# a logistic regression per mode (semantic on, lexical only) over the best cosine and its margins,
-# the share of the question's idf mass the vault and the best BM25 notes hold, and the agreement of
-# the word and meaning retrievers; fitted on the development sets by bench/fit_confidence.py, its
-# threshold chosen by the criterion in bench/eval/PROTOCOL.md (session 6).
+# Abstention: answer "Nothing in the vault about X" unless the retrievers found evidence (see abstain()).
+# Set on the development sets bench/dev/til (incl. its on-topic negatives) and bench/dev/silverbullet,
+# target stated first: keep >= 95% of the answerable questions of each, then abstain on as many
+# negatives as possible; the fixture (regression) must keep every answerable question. Figures and
+# the rules tried: bench/eval/PROTOCOL.md (session 2).
+ABSTAIN = {
+    # Evidence that always answers:
+    "named_min": 0.35,      # a title, alias, tag or project names at least half the question's
+                            # content words (names' weight (share)^1.5: 0.5^1.5 = 0.35); a one-word
+                            # title such as "Page" or "Space" inside a long question is no evidence
+    "cover_min": 0.8,       # one of BM25's top 5 has words holding this share of the question's idf
+                            # mass (a keyword question: the note has nearly all its words)
+    # Semantic on: the best cosine as a z-score against the vault's own calibration (semantic.py):
+    "novel_known": 0.5,     # the words some note has hold less than this share of the idf mass (the
+                            # question names things the vault never mentions: a product, a tool) ...
+                            # (dev: 0.5-0.6 is one plateau, 0.6 abstains on one more dev negative but
+                            # drops a paraphrase of the regression tests at 0.59 in a 69-note vault)
+    "novel_z": 0.0,         # ... and the best note is no closer than the vault's typical nearest note
+    "far_z": -1.2,          # or, whatever the words, the best note is this far below it
+    # Lexical only:
+    "lexical_known": 0.5,   # the words some note has hold less than this share of the idf mass (a
+                            # word no note has weighs the most; words about history or status do not
+                            # count: they steer the rules). 0.6 cost the fixture 3 of its 50
+                            # answerable questions (small vaults lack many ordinary words)
+    # Only when a caller sets it (the prompt hook): the raw best cosine below this, and the two
+    # searches' best notes not in each other's top `agree_top`, also abstains.
+    "semantic_min": None,
+    "agree_top": 5,
+}
 
 
-def abstain(ev: dict) -> bool:
-    """The one rule for "nothing in the vault about X" (confidence.abstain)."""
-    from . import confidence
-
-    return confidence.abstain(ev)
+def abstain(ev: dict, rule: dict | None = None) -> bool:
+    """The one rule for "nothing in the vault about X". Never when a name or the words of one note
+    carry the question (ABSTAIN named_min / cover_min). Semantic on: when the question is mostly
+    about words no note has and its best note is not closer than usual in this vault, or its best
+    note is far less close than usual. Lexical only: when the question is mostly about words no
+    note has. `rule` gives other thresholds (the prompt hook asks with stricter ones)."""
+    rule = {**ABSTAIN, **(rule or {})}
+    if ev.get("named_w", 0.0) >= rule["named_min"] or ev.get("cover", 0.0) >= rule["cover_min"]:
+        return False
+    if ev["semantic"]:
+        z = ev.get("sem_z", 0.0)
+        if rule["semantic_min"] is not None and ev["sem_top"] < rule["semantic_min"] and not ev["agree"]:
+            return True
+        return (ev["known"] < rule["novel_known"] and z < rule["novel_z"]) or z < rule["far_z"]
+    return ev["known"] < rule["lexical_known"]
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str,
@@ -168,15 +202,13 @@ def _days(value) -> int | None:
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
           limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
-          semantic: bool = True, abstention=True,
+          semantic: bool = True, abstention: dict | None = None,
           idf: dict[str, tuple[float, int]] | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
-    hook has them already), so they are not counted again. `abstention`: False never answers with
-    nothing for lack of evidence; a function of the evidence decides instead of `abstain` (the
-    prompt hook's stricter rule)."""
+    hook has them already), so they are not counted again."""
     from .memory import confidence, record_usage
 
     if not text or not text.strip():
@@ -222,11 +254,11 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             sem = [h for h in sem if h.path in ok]
             R.add(cands, "semantic", [(h.path, h.score) for h in sem],
                    {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
-            ev["semantic"] = complete
-        from . import confidence as C
-
-        ev.update(C.evidence(lex, forms, [(h.path, h.score) for h in sem] if sem is not None else None,
-                             stats.get("calibration"), len(q["content"])))
+            top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
+            mean, sd = stats.get("calibration", (0.5, 1.0))
+            sem_top = sem[0].score if sem else 0.0
+            ev.update(semantic=complete, sem_top=sem_top, sem_z=(sem_top - mean) / sd,
+                      agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
             if idf is not None and all(w in idf for w in topic):
@@ -241,9 +273,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 # seed, and so did the last bits of this sum (compared with cover_min by >=)
                 ev["cover"] = max((sum(weights[w][0] for w in dict.fromkeys(h[2]) if w in weights) / total
                                    for h in lex[:5]), default=0.0)
-        ev["p_answer"] = C.p_answer(ev)
         res["evidence"] = ev
-        if abstention and (abstention(ev) if callable(abstention) else abstain(ev)):
+        if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
         R.fuse(cands)
         seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]

@@ -1,15 +1,12 @@
-"""How sure the retrieval is: a calibrated probability instead of hand-set thresholds (issue 10).
+"""Session 6's calibrated abstention experiment (issue 10; bench/eval/PROTOCOL.md, session 6): the
+evidence features and the logistic model that bench/fit_confidence.py fits on the dev sets.
 
-`p_answer(ev)`: is there something in the vault about this question? A small logistic regression
-over features that should mean the same in any vault (the best cosine and its margins, the share of
-the question's idf mass the vault and the best BM25 notes hold, whether the word and meaning
-retrievers agree), fitted on the development sets only by bench/fit_confidence.py (stdlib,
-deterministic), its coefficients and threshold in FITTED below. With the semantic layer on, `query`
-answers "Nothing in the vault about X" when it is below the threshold (and no name or one note's
-words carry the question, OVERRIDE); lexical only, session 2's rule stays (LEXICAL_KNOWN).
-(The same method for the prompt hook's items did not beat the hook's rule on dev: PROTOCOL.md.)
-
-No numpy here: query imports this module on every question, the prompt hook on every prompt.
+NOT used by the product: on the seven dev sets (leave-one-vault-out) the model tied main's rule
+(query.ABSTAIN), and on the report sets it answered more negatives with nothing but kept fewer
+answerable questions (kepano-vault 0.85 -> 0.69), so query.py keeps its rule. As it ran in the
+product for the one report run, this code lived in memory_plugin/confidence.py at commit b6c24bb
+(the FITTED block there is the frozen model); `evidence()` gets its lists from query's own retrievers
+(see fit_confidence.retrieval_evidence).
 """
 from __future__ import annotations
 
@@ -136,6 +133,7 @@ def _standard(f: dict[str, float], m: dict) -> dict[str, float]:
 
 
 # ---------------------------------------------------------------- fitted coefficients
+# The frozen model of the report run (commit b6c24bb; bench/fit_confidence.py on the seven dev sets).
 # BEGIN FITTED (written by bench/fit_confidence.py --write; do not edit by hand)
 FITTED: dict = {
     "answer": {
