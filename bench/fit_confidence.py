@@ -371,6 +371,34 @@ def fit_answer(data, mode) -> tuple[dict, str]:
 
 # ---------------------------------------------------------------- prompt items
 
+def hook_rule(c: dict) -> bool:
+    """The hook's ITEM_RULE (semantic on) on one dumped candidate, for the comparison (its query-level
+    abstention left out, as for the model's candidates)."""
+    from memory_plugin import prompt_hook as P
+
+    found = c.get("found") or {}
+    rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
+    sem = found.get("semantic")
+    return (sem is not None and sem[0] <= P.ITEM_RULE["agree_rank"] and sem[1] >= P.ITEM_RULE["semantic_min"]
+            and min(rank(k) for k in P.WORD_RETRIEVERS) <= P.ITEM_RULE["word_rank"]
+            and (c.get("describe") or 0.0) >= P.ITEM_RULE["describe_min"] and c["spec"] >= P.ITEM_RULE["specific"])
+
+
+def item_variant(data, variant: str):
+    """Candidates of the item experiment: "three" (the first three, as written first), "top1" (only the
+    semantic search's first note), "top1+rule" (that, with the hook rule's verdict as a feature)."""
+    if variant == "three":
+        return data
+    out = json.loads(json.dumps(data))
+    for rows in out["prompts"].values():
+        for r in rows:
+            r["semantic"] = [c for c in r.get("semantic") or [] if ((c.get("found") or {}).get("semantic") or [99])[0] == 1][:1]
+            if variant == "top1+rule":
+                for c in r["semantic"]:
+                    c["rule"] = float(hook_rule(c))
+    return out
+
+
 def item_data(data, mode):
     folds, meta = {}, {}
     for v, rows in data["prompts"].items():
@@ -379,7 +407,10 @@ def item_data(data, mode):
             ev = r.get(mode + "_ev") or {}
             sem_on = mode == "semantic" and bool(ev.get("semantic"))
             for i, c in enumerate(r.get(mode) or []):
-                xs.append(item_features(c, ev, c["spec"], c["describe"], sem_on, i))
+                x = item_features(c, ev, c["spec"], c["describe"], sem_on, i)
+                if "rule" in c:
+                    x["rule"] = c["rule"]
+                xs.append(x)
                 ys.append(c["y"])
                 mm.append((r["id"], c["path"]))
         folds[v], meta[v] = (xs, ys), mm
@@ -443,6 +474,18 @@ def fit_item(data, mode) -> tuple[dict, str]:
     m["threshold"] = t
     m["l2"] = l2
     rep = f"## prompt items, {mode}: L2 {l2}, threshold {t}\nleave-one-vault-out:\n{item_txt(per)}\n"
+    sweep = []
+    for u in (0.5, 0.6, 0.7, 0.8, 0.9):
+        st = item_stats(data, mode, lambda v, pid, path: score.get((v, pid, path), 0) >= u)
+        tot = {k: sum(p[k] for p in st.values()) for k in next(iter(st.values()))}
+        sweep.append(f"{u}: precision {tot['hits'] / tot['items'] if tot['items'] else float('nan'):.3f} "
+                     f"answered {tot['ans'] / max(1, tot['n_ans']):.3f} ordinary {tot['ord']}/{tot['n_ord']}")
+    rep += "out-of-fold sweep (pooled): " + "; ".join(sweep) + "\n"
+    if mode == "semantic":
+        rule = {(v, r["id"], c["path"]) for v, rows in data["prompts"].items() for r in rows
+                for c in r.get("semantic") or [] if hook_rule(c)}
+        rep += "the hook's rule on the same candidates:\n" + item_txt(
+            item_stats(data, mode, lambda v, pid, path: (v, pid, path) in rule)) + "\n"
     allsc = {(v, pid, path): prob(m, x) for v in folds for (pid, path), x in zip(meta[v], folds[v][0])}
     rep += "in-sample:\n" + item_txt(item_stats(data, mode, lambda v, pid, path: allsc[(v, pid, path)] >= t)) + "\n"
     return m, rep
@@ -463,6 +506,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--dump", action="store_true")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--item-variant", choices=("three", "top1", "top1+rule"), default="three")
     a = ap.parse_args()
     data = dump() if a.dump or not DUMP.exists() else json.loads(DUMP.read_text())
     models = {"answer": {}, "item": {}}
@@ -470,8 +514,9 @@ def main() -> None:
         m, rep = fit_answer(data, mode)
         models["answer"][mode] = m
         print(rep)
+    idata = item_variant(data, a.item_variant)
     for mode in ("semantic", "lexical"):
-        m, rep = fit_item(data, mode)
+        m, rep = fit_item(idata, mode)
         models["item"][mode] = m
         print(rep)
     if a.write:
