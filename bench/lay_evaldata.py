@@ -28,6 +28,9 @@ SETS = {
     "kepano-vault": ("kepano+kepano-obsidian", "473697347a0eaac790a6596229c741b3915f3b77", [], False, "empty"),
     "interlock-kb": ("interlock-network+knowledgebase-public", "de783667e9349637832a51de8d142766805f823e", [], False, "keep"),
     "quartz-docs": ("LesleyLai+digital-garden", "6581960271f74bd75e29b66217fe0e23999577d2", ["docs"], True, "empty"),
+    # session 6 dev sets (s6-confidence)
+    "dataview-docs": ("blacksmithgu+obsidian-dataview", "5ad0994", ["docs/docs"], True, "empty"),
+    "mdbook-guide": ("rust-lang+mdBook", "641d06ab", ["guide/src"], True, "empty"),
 }
 DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore")}  # repository files that are no notes of the vault
 
