@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "7"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks
+SCHEMA_VERSION = "8"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+# 8: notes_private (private notes found without reading every row)
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic.py); note_hash is the note's hash when it was
@@ -52,6 +53,7 @@ CREATE INDEX notes_type ON notes(type, display_title COLLATE NOCASE);
 CREATE INDEX notes_project ON notes(project);
 CREATE INDEX notes_hash ON notes(hash);
 CREATE INDEX notes_folder ON notes(folder);
+CREATE INDEX notes_private ON notes(id) WHERE private = 1;
 CREATE TABLE tags(path TEXT NOT NULL, tag TEXT NOT NULL, tag_lc TEXT NOT NULL);
 CREATE INDEX tags_path ON tags(path);
 CREATE INDEX tags_tag ON tags(tag_lc);

@@ -129,10 +129,15 @@ def known_share(conn: sqlite3.Connection, content: list[str], n_notes: int) -> f
 
 
 def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, tuple[float, int]]:
-    """word -> (BM25's idf, how many notes have it)."""
+    """word -> (BM25's idf, how many public notes have it). A word only private notes have counts as
+    one no note has: what the vault is known to hold (abstention, the prompt hook's weights) must not
+    depend on, or give away, what its private notes say."""
+    has_private = conn.execute("SELECT 1 FROM notes WHERE private = 1 LIMIT 1").fetchone() is not None
+    sql = "SELECT count(*) FROM fts WHERE fts MATCH ?" + (
+        " AND rowid NOT IN (SELECT id FROM notes WHERE private = 1)" if has_private else "")
     out = {}
     for w in dict.fromkeys(content):
-        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (T.fts_term(w),)).fetchone()[0]
+        df = conn.execute(sql, (T.fts_term(w),)).fetchone()[0]
         out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
     return out
 

@@ -151,6 +151,20 @@ def test_private_notes_never_returned(built):
         assert "Personal/" not in hits and "sk-test" not in hits
 
 
+def test_private_notes_do_not_make_the_vault_know_a_topic(conn):
+    """Only a private note's title has the words: the vault is not known to hold the topic (answering
+    with public notes would be wrong, and would tell that a private note exists)."""
+    from memory_plugin import retrieve as R
+
+    cfg, c = conn
+    n = c.execute("SELECT count(*) FROM notes").fetchone()[0]
+    assert c.execute("SELECT count(*) FROM fts WHERE fts MATCH 'salary'").fetchone()[0] == 1  # the private title
+    assert R.idf_weights(c, ["salary", "postgres"], n)["salary"][1] == 0
+    assert R.idf_weights(c, ["salary", "postgres"], n)["postgres"][1] > 0
+    out = Q.query(cfg, c, "salary negotiation", as_json=True)
+    assert out["items"] == [] and out["evidence"]["known"] == 0.0
+
+
 def test_negative_question_returns_nothing(built):
     assert q(built, "what do we know about Kubernetes helm charts?")["items"] == []
     r = run_cli("--vault", str(built), "query", "Kafka consumer group rebalancing")
