@@ -31,8 +31,16 @@ SETS = {
     # session 6 dev sets (s6-confidence)
     "dataview-docs": ("blacksmithgu+obsidian-dataview", "5ad0994", ["docs/docs"], True, "empty"),
     "mdbook-guide": ("rust-lang+mdBook", "641d06ab", ["guide/src"], True, "empty"),
+    # session 6 blind (report) sets (s6-blind)
+    "sourcegraph-handbook": ("sourcegraph+handbook", "5752928b213a3ddbc7cee4459524f404a5b96fb4", ["content"], True, "empty"),
+    "dnd-srd": ("OldManUmby+DND.SRD.Wiki", "f8b2c5bd92139194fd0ad6201943772eac7f4470", [], False, "empty"),
 }
-DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore")}  # repository files that are no notes of the vault
+DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore"),
+        "dnd-srd": ("README.md", "Changelog.md", ".gitignore")}  # repository files that are no notes of the vault
+# folders left out: the dnd-srd "(Alt)" folders repeat its per-entity notes as one page per letter
+DROP_FOLDERS = {"dnd-srd": (".github/", "Monsters (Alt)/", "Spells (Alt)/", "Treasure (Alt)/")}
+# where the licence is when it is in no LICENSE file (SRD 5.1, CC-BY-4.0, as Legal.md states)
+LICENCE_FILES = {"dnd-srd": ("Legal.md",)}
 
 
 def git_dir(mirror: Path) -> Path:
@@ -58,7 +66,7 @@ def lay(name: str, mirrors: Path, out: Path) -> str:
             continue
         if strip:
             rel = rel.split("/", 1)[1]
-        if rel in DROP.get(name, ()):
+        if rel in DROP.get(name, ()) or rel.startswith(DROP_FOLDERS.get(name, ())):
             continue
         markdown = rel.endswith(".md")
         if not markdown and other == "drop":
@@ -71,7 +79,7 @@ def lay(name: str, mirrors: Path, out: Path) -> str:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
         files += 1
-    for lic in ("LICENSE.md", "LICENSE", "LICENSE.txt"):
+    for lic in LICENCE_FILES.get(name, ("LICENSE.md", "LICENSE", "LICENSE.txt")):
         r = subprocess.run(git + ["show", f"{commit}:{lic}"], capture_output=True)
         if r.returncode == 0:
             (tmp / "LICENSE").write_bytes(r.stdout)
