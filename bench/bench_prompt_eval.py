@@ -13,6 +13,8 @@ import subprocess
 from common import EXE, ROOT, machine, publish
 
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
+        ("bench/eval/prompts-sourcegraph-handbook.yaml", "blind (session 6), reported; vault under /work/evaldata"),
+        ("bench/eval/prompts-dnd-srd.yaml", "blind (session 6), reported; vault under /work/evaldata"),
         ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
         ("bench/eval/capture-test-2.yaml", "second blind test set for capture (session 4), reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
