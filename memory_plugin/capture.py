@@ -28,6 +28,8 @@ import bisect
 import math
 import re
 
+from . import rxcache
+
 MAX_CHARS = 4000  # the hook cuts the prompt at 4,000 characters; a statement may sit anywhere in it
 
 _V = r"(?:is|are|'s|was|were|has|have|had|lives?|runs?|uses?|needs?|goes|go|sits?|reads?|owns?|takes?|expires?|" \
@@ -274,7 +276,7 @@ KEYS: dict[str, frozenset[str]] = {n: frozenset(ws.split()) for n, ws in {
 # A capture is a correction when a sentence of the prompt leads with one or says the team changed something.
 _CORRECTION = ("corr_lead", "wrong", "stop_use", "change_team", "contrast")
 # An identifier (snake_case, camelCase) is a name, not words: `remember_token`, `rememberMe`, `never_expire`.
-_IDENT = re.compile(r"\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b")
+_IDENT = rxcache.compile(r"\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b")
 
 SHORT_WORDS = 4  # a sentence of at most this many words ("no, the other file", "Stop.") is the feature `short`
 
@@ -334,18 +336,18 @@ THRESHOLD = 0.48
 # FIT-END
 
 _rx: dict[str, re.Pattern] = {}
-_WORD = re.compile(r"[a-z]+")
-_CODE_BLOCK = re.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
-_INLINE = re.compile(r"`[^`\n]{1,200}`")
-_DQUOTE = re.compile(r"\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d")
-_SQUOTE = re.compile(r"(?<![\w'])'[^'\n]{1,300}?'(?![\w'])")
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
+_WORD = rxcache.compile(r"[a-z]+")
+_CODE_BLOCK = rxcache.compile(r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S)
+_INLINE = rxcache.compile(r"`[^`\n]{1,200}`")
+_DQUOTE = rxcache.compile(r"\"[^\"\n]{1,300}\"|\u201c[^\u201d\n]{1,300}\u201d")
+_SQUOTE = rxcache.compile(r"(?<![\w'])'[^'\n]{1,300}?'(?![\w'])")
+_SENTENCE = rxcache.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
 # A question joined to a statement by ";", ":" or a dash is a sentence of its own ("the retry queue keeps
 # dropping messages; what do we do about it"), so `question` and `asks` see it. The clause must open (after
 # the usual fillers) with a question word, or an auxiliary and its subject ("; is there a way", "- should
 # it run earlier"); a wh-word followed by its subject opens a statement, not a question ("; what we do is
 # rebase", "; when it fails, ..."), and does not split.
-_QUESTION_CLAUSE = re.compile(
+_QUESTION_CLAUSE = rxcache.compile(
     r"\s*(?:;|:|\s[-\u2013\u2014])\s+(?=" + _FILL +
     r"(?:(?:what|why|how|where|when|which|who|whose)(?:'s|'re)?\b(?!\s+(?:we|you|i|they|it|he|she)\b)"
     r"|(?:is|are|was|were|do|does|did|can|could|should|would|will|shall|has|have|isn't|aren't|doesn't|don't)\s+"
@@ -355,7 +357,7 @@ _QUESTION_CLAUSE = re.compile(
 def _pattern(name: str) -> re.Pattern:
     rx = _rx.get(name)
     if rx is None:
-        rx = _rx[name] = re.compile(CUES[name])
+        rx = _rx[name] = rxcache.compile(CUES[name])
     return rx
 
 

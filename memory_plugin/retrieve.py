@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from dataclasses import dataclass, field
 
 from . import textutil as T
 
@@ -52,16 +51,36 @@ HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads les
 FRAGMENTS = frozenset("s t d m re ve ll".split())
 
 
-@dataclass
 class Cand:
-    path: str
-    ranks: dict[str, int] = field(default_factory=dict)     # list name -> 1-based rank
-    raw: dict[str, float] = field(default_factory=dict)     # list name -> the retriever's score
-    why: dict[str, str] = field(default_factory=dict)       # list name -> why it found the note
-    fused: float = 0.0
-    score: float = 0.0
-    mine: bool = False
-    demoted: bool = False  # a rule with a cause (kind, journal, history, project) lowered it
+    """One candidate note (a plain class, not a dataclass: importing dataclasses costs a hook ~10% of its
+    instructions; same fields, defaults, equality and repr as the dataclass it replaces)."""
+    _FIELDS = ("path", "ranks", "raw", "why", "fused", "score", "mine", "demoted")
+    __match_args__ = _FIELDS
+
+    def __init__(self, path: str, ranks: dict[str, int] | None = None, raw: dict[str, float] | None = None,
+                 why: dict[str, str] | None = None, fused: float = 0.0, score: float = 0.0, mine: bool = False,
+                 demoted: bool = False):
+        self.path = path
+        self.ranks = {} if ranks is None else ranks  # list name -> 1-based rank
+        self.raw = {} if raw is None else raw        # list name -> the retriever's score
+        self.why = {} if why is None else why        # list name -> why it found the note
+        self.fused = fused
+        self.score = score
+        self.mine = mine
+        self.demoted = demoted  # a rule with a cause (kind, journal, history, project) lowered it
+
+    def _fields(self) -> tuple:
+        return tuple(getattr(self, k) for k in self._FIELDS)
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._fields() == other._fields()
+        return NotImplemented
+
+    __hash__ = None  # as a dataclass with eq: unhashable
+
+    def __repr__(self) -> str:
+        return f"Cand({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
 
 
 def content_words(words: list[str], drop=frozenset()) -> list[str]:

@@ -18,6 +18,9 @@ GEN_VAULT = ROOT.parent / "shared" / "bench" / "gen_vault.py"
 # only in `isolated_home`, because module- and session-scoped fixtures run before it.
 os.environ["MEMORY_PLUGIN_EMBEDDING_MODEL"] = "off"
 os.environ.pop("MEMORY_PLUGIN_MODELS_DIR", None)
+# The cache root for what is read at import, before `isolated_home` (rxcache: the capture detector's
+# compiled patterns are read when it is imported and written back where they were read, at exit).
+os.environ["XDG_CACHE_HOME"] = __import__("tempfile").mkdtemp(prefix="mp-test-cache-")
 
 
 @pytest.hookimpl(hookwrapper=True)
