@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 import confidence_model as C  # noqa: E402
+from fit_capture import _solve  # noqa: E402 - the one Gaussian elimination of both fits
 
 NEVER = {"named_min": 0.0}  # query's abstention with this rule never answers with nothing (named_w >= 0)
 
@@ -212,21 +213,6 @@ def dump() -> dict:
 
 
 # ---------------------------------------------------------------- logistic regression
-
-def _solve(a, b):
-    n = len(b)
-    m = [row[:] + [b[i]] for i, row in enumerate(a)]
-    for c in range(n):
-        p = max(range(c, n), key=lambda r: abs(m[r][c]))
-        m[c], m[p] = m[p], m[c]
-        piv = m[c][c]
-        for r in range(n):
-            if r != c and m[r][c]:
-                k = m[r][c] / piv
-                for j in range(c, n + 1):
-                    m[r][j] -= k * m[c][j]
-    return [m[i][n] / m[i][i] for i in range(n)]
-
 
 def fit(xs: list[dict], ys: list[int], l2: float) -> dict:
     names = sorted({n for x in xs for n in x})
