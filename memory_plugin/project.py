@@ -17,6 +17,8 @@ import os
 import re
 import unicodedata
 
+from .record import Record
+
 PROJECT_FOLDERS = ("projects", "project", "1 - projects", "01 - projects", "1. projects", "01 projects")
 REPO_PROPS = ("repo", "repository", "repos", "repositories")
 _SEP = re.compile(r"[\s_\-]+")
@@ -241,11 +243,8 @@ def _as_list(v) -> list[str]:
 
 # ---------------------------------------------------------------- the match
 
-class Match:
-    """A plain class, not a dataclass (its import costs a hook ~10% of its instructions); same fields,
-    defaults, equality and repr as the dataclass it replaces."""
-    _FIELDS = ("project", "via", "ambiguous", "tried")
-    __match_args__ = _FIELDS
+class Match(Record):
+    _FIELDS = __match_args__ = ("project", "via", "ambiguous", "tried")
 
     def __init__(self, project: dict | None = None, via: str = "", ambiguous: list[str] | None = None,
                  tried: list[str] | None = None):
@@ -253,17 +252,6 @@ class Match:
         self.via = via          # which name matched, and where it came from
         self.ambiguous = [] if ambiguous is None else ambiguous  # the projects' names, when several matched
         self.tried = [] if tried is None else tried              # the names compared
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return (self.project, self.via, self.ambiguous, self.tried) == \
-                (other.project, other.via, other.ambiguous, other.tried)
-        return NotImplemented
-
-    __hash__ = None  # as a dataclass with eq: unhashable
-
-    def __repr__(self) -> str:
-        return f"Match(project={self.project!r}, via={self.via!r}, ambiguous={self.ambiguous!r}, tried={self.tried!r})"
 
     @property
     def name(self) -> str | None:

@@ -15,6 +15,7 @@ import math
 import sqlite3
 
 from . import textutil as T
+from .record import Record
 
 # ---------------------------------------------------------------- the retrieval constants, in one place
 RRF_K = 60  # Reciprocal Rank Fusion constant: the standard value (Cormack, Clarke & Büttcher 2009), not tuned
@@ -51,11 +52,9 @@ HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads les
 FRAGMENTS = frozenset("s t d m re ve ll".split())
 
 
-class Cand:
-    """One candidate note (a plain class, not a dataclass: importing dataclasses costs a hook ~10% of its
-    instructions; same fields, defaults, equality and repr as the dataclass it replaces)."""
-    _FIELDS = ("path", "ranks", "raw", "why", "fused", "score", "mine", "demoted")
-    __match_args__ = _FIELDS
+class Cand(Record):
+    """One candidate note."""
+    _FIELDS = __match_args__ = ("path", "ranks", "raw", "why", "fused", "score", "mine", "demoted")
 
     def __init__(self, path: str, ranks: dict[str, int] | None = None, raw: dict[str, float] | None = None,
                  why: dict[str, str] | None = None, fused: float = 0.0, score: float = 0.0, mine: bool = False,
@@ -68,19 +67,6 @@ class Cand:
         self.score = score
         self.mine = mine
         self.demoted = demoted  # a rule with a cause (kind, journal, history, project) lowered it
-
-    def _fields(self) -> tuple:
-        return tuple(getattr(self, k) for k in self._FIELDS)
-
-    def __eq__(self, other):
-        if other.__class__ is self.__class__:
-            return self._fields() == other._fields()
-        return NotImplemented
-
-    __hash__ = None  # as a dataclass with eq: unhashable
-
-    def __repr__(self) -> str:
-        return f"Cand({', '.join(f'{k}={getattr(self, k)!r}' for k in self._FIELDS)})"
 
 
 def content_words(words: list[str], drop=frozenset()) -> list[str]:
@@ -136,15 +122,6 @@ def _found_as(w: str, rx: T.Term, hay: str) -> str:
     if T.word_term(w).search(hay):
         return f"`{w}`"
     return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
-
-
-def known_share(conn: sqlite3.Connection, content: list[str], n_notes: int) -> float:
-    """The share of the question's idf mass (BM25's idf; a word no note has weighs the most) held by
-    words some note has: low when the question is mostly about things the vault never mentions."""
-    weights = idf_weights(conn, content, n_notes)
-    total = sum(idf for idf, _ in weights.values())
-    known = sum(idf for idf, df in weights.values() if df)
-    return known / total if total else 1.0
 
 
 def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, tuple[float, int]]:
