@@ -1,6 +1,6 @@
 """UserPromptSubmit: memory in the moment.
 
-Recall: the product's retrieval runs on the prompt; only when its abstention rule is confident and the
+Recall: the product's retrieval runs on the prompt's head (RECALL_CHARS); only when its abstention rule is confident and the
 retrievers agree on one note (ITEM_RULE; semantic on: the note's own description is close to the
 prompt too) is that note added (title, path, one-line summary, why;
 `prompt_recall_max_items` caps the items), at most MAX_CONTEXT_CHARS, fenced as reference data like
@@ -17,6 +17,11 @@ import os
 import time
 
 MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: never slower
+# Recall reads the prompt's head only: about the 128 word pieces all-MiniLM-L6-v2 was trained on (its
+# encoding costs in proportion to its length: a 4,000-character prompt took the semantic hook from ~400 to
+# ~630 ms at 10k notes, session 6), and a long prompt's tail is mostly pasted material whose words dilute
+# the question's. Capture reads the whole MAX_PROMPT_CHARS: a statement to keep may come last.
+RECALL_CHARS = 500
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
 SUMMARY_CHARS = 110       # one line per item
 STATE_MAX_AGE = 3 * 86400  # session state files older than this are removed when a new one is made
@@ -253,6 +258,16 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     return out
 
 
+def head(prompt: str, limit: int = RECALL_CHARS) -> str:
+    """The first `limit` characters of `prompt`, ending at a word's end when one is in the second half."""
+    if len(prompt) <= limit:
+        return prompt
+    cut = prompt[:limit]
+    if not prompt[limit].isspace() and any(c.isspace() for c in cut[limit // 2:]):
+        cut = cut[:max(i for i, c in enumerate(cut) if c.isspace())]
+    return cut
+
+
 def _one_line(s: str, limit: int) -> str:
     s = " ".join(str(s or "").split())
     if len(s) <= limit:
@@ -317,7 +332,7 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
         conn = index.open_index(cfg)
         try:
             # a correction looks for the note it contradicts even when recall is switched off
-            found = recall(cfg, conn, prompt, set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
+            found = recall(cfg, conn, head(prompt), set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
                            mode=mode, project=project_of(cache_dir, st, cwd), notices=notices)
         finally:
             conn.close()

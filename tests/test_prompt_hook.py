@@ -475,3 +475,30 @@ def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
         assert prompt_hook.specific(idf, idf, unique)
     finally:
         conn.close()
+
+
+FILLER = " ".join(["lorem ipsum dolor sit amet consectetur adipiscing elit"] * 80)  # ~4,400 chars, no vault word
+
+
+def test_head_cuts_at_a_words_end():
+    from memory_plugin.prompt_hook import RECALL_CHARS, head
+
+    assert head("short prompt") == "short prompt"
+    cut = head(FILLER)
+    assert len(cut) <= RECALL_CHARS and FILLER.startswith(cut) and FILLER[len(cut)] == " "
+    assert head("x" * 900, 500) == "x" * 500  # no word end to cut at: the characters
+
+
+def test_recall_reads_the_prompts_head_and_capture_the_whole_prompt(vault_env):
+    from memory_plugin.prompt_hook import RECALL_CHARS
+
+    # the question, then (beyond the head) pasted text: recalled as if the prompt were the question alone
+    prompt = KNOWN + "\n" * (RECALL_CHARS - len(KNOWN)) + FILLER
+    text = context_of(prompt_hook({"session_id": "h1", "prompt": prompt}, vault_env))
+    assert KNOWN_NOTE in text
+    # the question after 3,000 characters of pasted text: recall does not read it ...
+    text = context_of(prompt_hook({"session_id": "h2", "prompt": FILLER[:3000] + "\n\n" + KNOWN}, vault_env))
+    assert KNOWN_NOTE not in text
+    # ... but capture reads the whole (cut) prompt: a statement at its end still gets the capture line
+    text = context_of(prompt_hook({"session_id": "h3", "prompt": FILLER[:3000] + ".\n\n" + CAPTURE_KNOWN}, vault_env))
+    assert "memory-write skill" in text
