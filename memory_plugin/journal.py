@@ -164,16 +164,17 @@ def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> str:
         name = f"{time.time_ns():020d}-{os.getpid()}.json"
         atomic_write(os.path.join(q, name), json.dumps({"rel": rel, "line": line}))
         status = "queued"
-    _hand_over(vault, cache_dir)
+    hand_over(vault, cache_dir)
     return status
 
 
-def _hand_over(vault: str, cache_dir: str) -> None:
+def hand_over(vault: str, cache_dir: str) -> None:
     """No queued line is left behind when its writer exits. The holder drained before it appended,
     but a line may be queued after that drain and before the lock is released; so every writer, after
     releasing the lock (or after queueing), takes it again without waiting while lines are queued, and
     drains them. When that try fails, whoever holds the lock now will run this same check after its
-    own release, which comes after our queueing: the last writer out always finds the queue's lines."""
+    own release, which comes after our queueing: the last writer out always finds the queue's lines.
+    Every holder of the vault lock runs it after releasing (memory.vault_lock for the commands)."""
     from filelock import Timeout
 
     from .fsutil import vault_lock

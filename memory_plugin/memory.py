@@ -7,6 +7,8 @@ so the note is findable at once. Existing notes only ever get property lines cha
 """
 from __future__ import annotations
 
+import contextlib
+
 import datetime as _dt
 import json
 import math
@@ -288,12 +290,18 @@ def inside_vault(cfg: Config, rel: str) -> Path:
     return full
 
 
+@contextlib.contextmanager
 def vault_lock(cfg: Config, timeout: float = 30):
-    """fsutil.vault_lock: the same lock SessionEnd's journal append takes."""
+    """fsutil.vault_lock: the same lock SessionEnd's journal append takes. A SessionEnd that could not
+    get it while we held it queued its journal line: appended once we release it (journal.hand_over),
+    not left for the next session's hook."""
+    from . import journal
     from .fsutil import vault_lock as lock
 
     cfg.ensure_cache_dir()
-    return lock(cfg.cache_dir, timeout=timeout)
+    with lock(cfg.cache_dir, timeout=timeout):
+        yield
+    journal.hand_over(str(cfg.vault), str(cfg.cache_dir))
 
 
 def _reindex(cfg: Config, rels: list[str]) -> None:

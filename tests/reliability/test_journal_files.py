@@ -143,6 +143,23 @@ def test_a_journal_line_queued_behind_the_lock_is_appended_later(vault, cache_di
     count("operations", 2)
 
 
+def test_a_line_queued_behind_a_commands_lock_is_appended_when_the_command_releases_it(vault, cache_dir, tmp_path):
+    """remember (like supersede and reorganize) holds the same vault lock as SessionEnd: a line queued
+    behind it is appended when the command releases the lock, not left for the next session's hook."""
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    q = cache_dir / "journal-queue"
+    q.mkdir(exist_ok=True)
+    rel = "journal/" + time.strftime("%Y-%m-%d.md")
+    (q / "00000000000000000001-1.json").write_text(json.dumps({"rel": rel, "line": "- queued behind remember"}))
+    r = run_cli("remember", "--type", "learning", "--title", "Hand over lesson", "--summary",
+                "a queued journal line is appended by the lock holder", env=env)
+    assert r.returncode == 0, r.stderr
+    assert "- queued behind remember" in (vault / rel).read_text()
+    assert not list(q.glob("*.json"))
+    count("operations", 1)
+
+
 def test_a_fifo_in_the_journal_files_place_does_not_hang_session_end(vault, cache_dir, tmp_path):
     """A named pipe where today's journal note should be: SessionEnd refuses it at once (a blocking
     open would hang the hook until Claude Code kills it), says so in the log, and leaves it a pipe."""
