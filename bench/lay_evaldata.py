@@ -34,9 +34,14 @@ SETS = {
     # session 6 blind (report) sets (s6-blind)
     "sourcegraph-handbook": ("sourcegraph+handbook", "5752928b213a3ddbc7cee4459524f404a5b96fb4", ["content"], True, "empty"),
     "dnd-srd": ("OldManUmby+DND.SRD.Wiki", "f8b2c5bd92139194fd0ad6201943772eac7f4470", [], False, "empty"),
+    # session 7 blind (report) sets (s7-blind)
+    "vok-knowledge": ("blacklightpy+vaultofknowledge", "cb06024808ed95383a804c4ccd29741af42f7989",
+                      ["04. Organized Knowledge - Old Format"], True, "empty"),
+    "18f-handbook": ("18F+handbook", "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b", ["pages"], True, "empty"),
 }
 DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore"),
-        "dnd-srd": ("README.md", "Changelog.md", ".gitignore")}  # repository files that are no notes of the vault
+        "dnd-srd": ("README.md", "Changelog.md", ".gitignore"),
+        "18f-handbook": ("404.html", "index.html", "redirect.html", "sitemap.xml.njk")}  # repository files that are no notes of the vault (18f: site templates)
 # folders left out: the dnd-srd "(Alt)" folders repeat its per-entity notes as one page per letter
 DROP_FOLDERS = {"dnd-srd": (".github/", "Monsters (Alt)/", "Spells (Alt)/", "Treasure (Alt)/")}
 # where the licence is when it is in no LICENSE file (SRD 5.1, CC-BY-4.0, as Legal.md states)
