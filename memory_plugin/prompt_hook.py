@@ -17,11 +17,14 @@ import os
 import time
 
 MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: never slower
-# Recall reads the prompt's head only: about the 128 word pieces all-MiniLM-L6-v2 was trained on (its
-# encoding costs in proportion to its length: a 4,000-character prompt took the semantic hook from ~400 to
-# ~630 ms at 10k notes, session 6), and a long prompt's tail is mostly pasted material whose words dilute
-# the question's. Capture reads the whole MAX_PROMPT_CHARS: a statement to keep may come last.
-RECALL_CHARS = 500
+# Recall reads the prompt's head only: its opening sentence or two, where a prompt says what it is about
+# (about 50 word pieces; every prompt of the eval sets is shorter). Encoding the prompt costs in
+# proportion to its length: callgrind, the semantic hook on dendron, a 114-character prompt 942M
+# instructions; the same repeated to 4,000 characters 1,939M; its first 500 characters 1,379M: a
+# 500-character head would still put a long prompt ~150 ms over an ordinary one at 10k notes. And a
+# long prompt's tail is mostly pasted material whose words dilute the question's. Capture reads the
+# whole MAX_PROMPT_CHARS: a statement to keep may come last.
+RECALL_CHARS = 200
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
 SUMMARY_CHARS = 110       # one line per item
 STATE_MAX_AGE = 3 * 86400  # session state files older than this are removed when a new one is made
