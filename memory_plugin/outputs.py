@@ -97,9 +97,10 @@ def refresh(cfg: Config, force: bool = False) -> dict:
     across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other. When `force`, the
     content hash is the second process's too: nothing waits for it, and the two halves are then
     about even (bench/RESULTS.md, Engine)."""
+    from .graph import memo_degrees
     from .index import get_meta
 
-    with file_lock(cfg.path("outputs.lock"), timeout=600):
+    with file_lock(cfg.path("outputs.lock"), timeout=600), memo_degrees():
         with _index(cfg) as conn:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
             seen = get_meta(conn, "changed_at")
