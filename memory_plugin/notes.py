@@ -72,6 +72,8 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # 
 
 
 def dumps(o) -> str:
+    if not o and type(o) in (list, dict):  # most notes' aliases, warnings, props
+        return "[]" if type(o) is list else "{}"
     return _ENCODE(o)
 
 
@@ -144,7 +146,7 @@ def _yaml_scalar(v: str, flow: bool = False):
         return v[1:-1]
     if c in "-?:,[]{}#&*!|>'\"%@`" or ": " in v or v[-1] == ":" or (flow and ":" in v):
         return _NO_VALUE
-    if c not in _YAML_RESOLVED:
+    if c not in _YAML_RESOLVED or (len(v) > 5 and c.isalpha()):  # no bool or null is longer than "false"
         return v
     if c <= "9" and _YAML_DATE.fullmatch(v):  # what PyYAML resolves as a timestamp and builds as a date
         try:
