@@ -65,6 +65,9 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
     other_seen: set[str] = set()
     seen_pairs: set[int] = set()
     big = 1 << 32
+    pos_get, private, journal, private_ids = ng.pos.get, ng.private, ng.journal, ng.private_ids
+    adj, events = ng.adj, ng.events
+    last_src, s = None, None
     for src, _kind, _prop, linkpath, _sub, target, _line in conn.execute(_LINKS):
         if target is None:
             node = unresolved_id(linkpath)
@@ -72,7 +75,7 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 other_seen.add(node)
                 ng.others.append((node, "unresolved", linkpath))
             continue
-        t = ng.pos.get(target)
+        t = pos_get(target)
         if t is None:
             if target in other_seen:
                 continue
@@ -82,20 +85,21 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 continue
             t = ng.add(target)  # a note-kind node with no row (networkx: kind "note", title = path)
             ng.others.append((target, "note", target))
-        if ng.private[t] and target not in ng.private_ids:
-            ng.private_ids[target] = f"private:{len(ng.private_ids) + 1}"
-        s = ng.pos.get(src)
+        if private[t] and target not in private_ids:
+            private_ids[target] = f"private:{len(private_ids) + 1}"
+        if src != last_src or s is None:  # links come grouped by source
+            last_src, s = src, pos_get(src)
         # a private note belongs to no community: it neither joins one nor bridges two
-        if s is None or s == t or ng.journal[s] or ng.journal[t] or ng.private[s] or ng.private[t]:
+        if s is None or s == t or journal[s] or journal[t] or private[s] or private[t]:
             continue
         key = s * big + t if s < t else t * big + s
         if key in seen_pairs:
             continue
         seen_pairs.add(key)
-        ng.adj[s].append(t)
-        ng.adj[t].append(s)
-        ng.events.append(s)
-        ng.events.append(t)
+        adj[s].append(t)
+        adj[t].append(s)
+        events.append(s)
+        events.append(t)
     del seen_pairs
     seen_tags: set[str] = set()
     for (tag,) in conn.execute("SELECT tag FROM tags ORDER BY path, tag"):
