@@ -541,7 +541,8 @@ _rules_cache: dict[tuple, tuple] = {}
 def _hub_rules(cfg: dict) -> tuple:
     """The hub settings as is_authored_hub tests them (lowercased sets, folder prefixes, one regex),
     made once per distinct setting: it runs twice for every note of a rebuild."""
-    key = tuple(tuple(cfg[k]) for k in ("hub_types", "hub_tags", "hub_folders", "hub_title_patterns"))
+    key = (tuple(cfg["hub_types"]), tuple(cfg["hub_tags"]), tuple(cfg["hub_folders"]),
+           tuple(cfg["hub_title_patterns"]))
     rules = _rules_cache.get(key)
     if rules is None:
         types, tags, folders, patterns = key
