@@ -5,6 +5,7 @@ communities and graph.json come from graphdata's compact arrays.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from typing import Any
@@ -35,21 +36,63 @@ def _rows(conn: sqlite3.Connection, sql: str, args=()) -> list[dict]:
     return [dict(zip(cols, r)) for r in cur.fetchall()]
 
 
+_degrees_memo: dict | None = None  # while outputs are written: (generation, changed_at) -> degrees
+
+
 def degrees(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     """path -> (distinct notes linking in, distinct notes linked out); self links and links from
-    journal notes left out."""
+    journal notes left out. Links are read in source order, so the distinct targets of one source
+    are one small set at a time (no set of every pair). Within `memo_degrees()` the result is kept
+    for the index state it was read from (the report and the brief both rank hubs by it)."""
+    key = None
+    if _degrees_memo is not None:
+        key = tuple(r[0] for r in conn.execute(
+            "SELECT value FROM meta WHERE key IN ('generation', 'changed_at') ORDER BY key"))
+        if key in _degrees_memo:
+            return _degrees_memo[key]
     journal = {p for (p,) in conn.execute("SELECT path FROM notes WHERE type = 'journal'")}
     notes = {p for (p,) in conn.execute("SELECT path FROM files WHERE is_note = 1")}
-    pairs = {(s, t) for s, t in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL")
-             if s != t}
     inn: dict[str, int] = {}
     out: dict[str, int] = {}
-    for s, t in pairs:
-        if s not in journal:
-            inn[t] = inn.get(t, 0) + 1
-        if t in notes:
-            out[s] = out.get(s, 0) + 1
-    return {p: (inn.get(p, 0), out.get(p, 0)) for p in set(inn) | set(out)}
+
+    def count(src: str, targets: set[str]) -> None:
+        from_journal = src in journal
+        n = 0
+        for t in targets:
+            if not from_journal:
+                inn[t] = inn.get(t, 0) + 1
+            if t in notes:
+                n += 1
+        if n:
+            out[src] = n
+
+    src, targets = None, set()
+    for s, t in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL AND src != target "
+                             "ORDER BY src"):
+        if s != src:
+            if src is not None:
+                count(src, targets)
+            src, targets = s, set()
+        targets.add(t)
+    if src is not None:
+        count(src, targets)
+    result = {p: (inn.get(p, 0), out.get(p, 0)) for p in inn.keys() | out.keys()}
+    if key is not None:
+        _degrees_memo.clear()
+        _degrees_memo[key] = result
+    return result
+
+
+@contextlib.contextmanager
+def memo_degrees():
+    """Keep `degrees` for the index state it was read from, while the outputs are written."""
+    global _degrees_memo
+    outer = _degrees_memo
+    _degrees_memo = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _degrees_memo = outer
 
 
 def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:

@@ -65,6 +65,9 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
     other_seen: set[str] = set()
     seen_pairs: set[int] = set()
     big = 1 << 32
+    pos_get, private, journal, private_ids = ng.pos.get, ng.private, ng.journal, ng.private_ids
+    adj, events = ng.adj, ng.events
+    last_src, s = None, None
     for src, _kind, _prop, linkpath, _sub, target, _line in conn.execute(_LINKS):
         if target is None:
             node = unresolved_id(linkpath)
@@ -72,7 +75,7 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 other_seen.add(node)
                 ng.others.append((node, "unresolved", linkpath))
             continue
-        t = ng.pos.get(target)
+        t = pos_get(target)
         if t is None:
             if target in other_seen:
                 continue
@@ -82,20 +85,21 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 continue
             t = ng.add(target)  # a note-kind node with no row (networkx: kind "note", title = path)
             ng.others.append((target, "note", target))
-        if ng.private[t] and target not in ng.private_ids:
-            ng.private_ids[target] = f"private:{len(ng.private_ids) + 1}"
-        s = ng.pos.get(src)
+        if private[t] and target not in private_ids:
+            private_ids[target] = f"private:{len(private_ids) + 1}"
+        if src != last_src or s is None:  # links come grouped by source
+            last_src, s = src, pos_get(src)
         # a private note belongs to no community: it neither joins one nor bridges two
-        if s is None or s == t or ng.journal[s] or ng.journal[t] or ng.private[s] or ng.private[t]:
+        if s is None or s == t or journal[s] or journal[t] or private[s] or private[t]:
             continue
         key = s * big + t if s < t else t * big + s
         if key in seen_pairs:
             continue
         seen_pairs.add(key)
-        ng.adj[s].append(t)
-        ng.adj[t].append(s)
-        ng.events.append(s)
-        ng.events.append(t)
+        adj[s].append(t)
+        adj[t].append(s)
+        events.append(s)
+        events.append(t)
     del seen_pairs
     seen_tags: set[str] = set()
     for (tag,) in conn.execute("SELECT tag FROM tags ORDER BY path, tag"):
@@ -189,68 +193,105 @@ def _nearest_hub(ng: NoteGraph, nodes: list[int]) -> list[set[int]]:
 # ---------------------------------------------------------------- graph.json
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
+_enc_str = json.encoder.encode_basestring  # what _ENCODE writes a str as (C when available)
 
 
 def _write_items(f, items) -> None:
-    """`items` as the inside of a JSON array (", " between them, as json.dumps writes it), encoded
-    a few thousand at a time: one encoder call per batch, and never the whole array in memory."""
-    batch: list = []
+    """`items` (JSON text, one value each) as the inside of a JSON array (", " between them, as
+    json.dumps writes it), written a few thousand at a time: never the whole array in memory."""
+    batch: list[str] = []
     first = True
     for item in items:
         batch.append(item)
         if len(batch) == 4096:
-            f.write(("" if first else ", ") + _ENCODE(batch)[1:-1])
+            f.write(("" if first else ", ") + ", ".join(batch))
             batch, first = [], False
     if batch:
-        f.write(("" if first else ", ") + _ENCODE(batch)[1:-1])
+        f.write(("" if first else ", ") + ", ".join(batch))
+
+
+def _j(v) -> str:
+    """One JSON value as _ENCODE writes it inside an object (str and None on the fast path)."""
+    if type(v) is str:
+        return _enc_str(v)
+    if v is None:
+        return "null"
+    return _ENCODE(v)
 
 
 def _note_nodes(conn: sqlite3.Connection, community: dict[str, str], private_ids: dict[str, str]):
+    """Note nodes as JSON text, one object each, exactly as _ENCODE writes the dict networkx's
+    node-link data holds (keys in its order). aliases and tags are the index's own JSON text
+    (notes.dumps of a list of str: the same encoder settings, so the same bytes)."""
+    j = _j
     for (path, title, dtitle, typ, status, project, summary, hub, private, folder, aliases, tags) in conn.execute(
             "SELECT path, title, display_title, type, status, project, summary, hub, private, folder, aliases,"
             " tags FROM notes ORDER BY path"):
         if private:  # only the fact that links to it resolve: no title, folder or anything else
             if path in private_ids:
-                yield {"kind": "note", "private": True, "id": private_ids[path]}
+                yield f'{{"kind": "note", "private": true, "id": {j(private_ids[path])}}}'
             continue
-        else:
-            d = {"kind": "note", "title": title, "display_title": dtitle, "type": typ, "status": status,
-                 "project": project, "summary": summary, "hub": bool(hub), "folder": folder,
-                 "aliases": json.loads(aliases or "[]"), "tags": json.loads(tags or "[]")}
-        if path in community:
-            d["community"] = community[path]
-        d["id"] = path
-        yield d
+        comm = f', "community": {j(community[path])}' if path in community else ""
+        yield (f'{{"kind": "note", "title": {j(title)}, "display_title": {j(dtitle)}, "type": {j(typ)}, '
+               f'"status": {j(status)}, "project": {j(project)}, "summary": {j(summary)}, '
+               f'"hub": {"true" if hub else "false"}, "folder": {j(folder)}, "aliases": {_list_json(aliases)}, '
+               f'"tags": {_list_json(tags)}{comm}, "id": {j(path)}}}')
+
+
+def _list_json(text: str | None) -> str:
+    """A list column (notes.dumps text) as _ENCODE writes the list it holds."""
+    if not text or text == "[]":
+        return "[]"
+    if text.startswith('["'):  # notes.dumps of a list of str: already the same bytes
+        return text
+    return _ENCODE(json.loads(text))
 
 
 def _edges(conn: sqlite3.Connection, ng: NoteGraph):
     """Edges in networkx's order: by source node, then by neighbour in the order first linked,
-    parallel edges keyed 0, 1, ... in line order."""
+    parallel edges keyed 0, 1, ... in line order; as JSON text, one object each."""
+    j = _j
     links = conn.execute(_LINKS)
     tags = conn.execute("SELECT path, tag FROM tags ORDER BY path, tag")
     link = next(links, None)
     tag = next(tags, None)
+    private_ids = ng.private_ids
+    etype: dict[tuple, str] = {}  # (kind, prop) -> the edge type's JSON text
     for (path,) in conn.execute("SELECT path FROM notes ORDER BY path"):
-        groups: dict[str, list[dict]] = {}
+        groups: dict[str, list[str]] = {}
         while link is not None and link[0] < path:  # links from no note row (none expected): networkx had them too
             link = next(links, None)
+        src_json = None
         while link is not None and link[0] == path:
             src, kind, prop, linkpath, subpath, target, line = link
-            node = unresolved_id(linkpath) if target is None else ng.private_ids.get(target, target)
-            groups.setdefault(node, []).append({"type": edge_type(kind, prop), "subpath": subpath or "",
-                                                "line": line})
+            node = unresolved_id(linkpath) if target is None else private_ids.get(target, target)
+            ty = etype.get((kind, prop))
+            if ty is None:
+                ty = etype[(kind, prop)] = j(edge_type(kind, prop))
+            head = f'{{"type": {ty}, "subpath": {j(subpath or "")}, "line": {j(line) if line is None else line}'
+            g = groups.get(node)
+            if g is None:
+                groups[node] = [head]
+            else:
+                g.append(head)
             link = next(links, None)
-        for node, ds in groups.items():
-            for k, d in enumerate(ds):
-                yield {**d, "source": path, "target": node, "key": k}
+        if groups:
+            src_json = j(path)
+            for node, heads in groups.items():
+                tail = f', "source": {src_json}, "target": {j(node)}, "key": '
+                for k, head in enumerate(heads):
+                    yield f"{head}{tail}{k}}}"
         while tag is not None and tag[0] < path:
             tag = next(tags, None)
-        while tag is not None and tag[0] == path:
-            yield {"type": "tagged", "source": path, "target": tag_id(tag[1]), "key": 0}
-            tag = next(tags, None)
+        if tag is not None and tag[0] == path:
+            src_json = src_json or j(path)
+            while tag is not None and tag[0] == path:
+                yield f'{{"type": "tagged", "source": {src_json}, "target": {j(tag_id(tag[1]))}, "key": 0}}'
+                tag = next(tags, None)
     for name in ng.tags:
         if "/" in name:
-            yield {"type": "subtag_of", "source": f"tag:{name}", "target": tag_id(name.rsplit("/", 1)[0]), "key": 0}
+            yield (f'{{"type": "subtag_of", "source": {j("tag:" + name)}, '
+                   f'"target": {j(tag_id(name.rsplit("/", 1)[0]))}, "key": 0}}')
 
 
 def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path: str | os.PathLike) -> None:
@@ -268,12 +309,11 @@ def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path:
 
 
 def _nodes(conn: sqlite3.Connection, ng: NoteGraph, community: dict[str, str]):
+    j = _j
     yield from _note_nodes(conn, community, ng.private_ids)
     for node, kind, label in ng.others:
-        d = {"kind": kind, ("name" if kind == "unresolved" else "title"): label}
-        if node in community:
-            d["community"] = community[node]
-        d["id"] = node
-        yield d
+        comm = f', "community": {j(community[node])}' if node in community else ""
+        yield (f'{{"kind": {j(kind)}, "{"name" if kind == "unresolved" else "title"}": {j(label)}{comm}, '
+               f'"id": {j(node)}}}')
     for name in ng.tags:
-        yield {"kind": "tag", "name": name, "id": f"tag:{name}"}
+        yield f'{{"kind": "tag", "name": {j(name)}, "id": {j("tag:" + name)}}}'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import fnmatch
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field
@@ -71,6 +72,8 @@ _ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # 
 
 
 def dumps(o) -> str:
+    if not o and type(o) in (list, dict):  # most notes' aliases, warnings, props
+        return "[]" if type(o) is list else "{}"
     return _ENCODE(o)
 
 
@@ -103,6 +106,9 @@ def load_yaml(fm: str):
 
     if _yaml_loader is None:  # libyaml's loader when PyYAML has it: 6x less CPU on generated notes
         _yaml_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = simple_yaml(fm)
+    if data is not None:
+        return data
     try:
         return yaml.load(fm, Loader=_yaml_loader)
     except yaml.YAMLError:
@@ -111,6 +117,122 @@ def load_yaml(fm: str):
         # the same error again from the pure-Python loader, whose message names the character: the
         # warning (and so the index) must not depend on whether libyaml is installed
         return yaml.load(fm, Loader=yaml.SafeLoader)
+
+
+# simple_yaml: the properties most notes have (`key: scalar`, `key: [a, b]`, `key:` and `- item`
+# lines), read without PyYAML's constructor, which was a fifth of a rebuild's parsing. It returns
+# what yaml.safe_load returns, or None for anything it is not sure of (then PyYAML reads it):
+# tabs, comments, anchors, tags, block scalars, escapes, nesting, multi-line scalars, and every
+# plain scalar PyYAML would resolve to something other than a string, null, a bool, a plain int or
+# a YYYY-MM-DD date (tests/test_notes_yaml.py holds the two equal).
+_YAML_HARD = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_YAML_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+_YAML_ITEM = re.compile(r"( *)- +(.*)")
+_YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_YAML_RESOLVED = frozenset("yYnNtTfFoO-+0123456789.<~=")  # first characters of PyYAML's implicit types
+_NO_VALUE = object()
+_yaml_resolver = None
+
+
+def _yaml_scalar(v: str, flow: bool = False):
+    """One scalar (quoted or plain, surrounding spaces stripped) as safe_load reads it, or _NO_VALUE."""
+    if not v:
+        return _NO_VALUE
+    c = v[0]
+    if c == '"' or c == "'":
+        if len(v) < 2 or v[-1] != c or c in v[1:-1] or (flow and "," in v):
+            return _NO_VALUE
+        return v[1:-1]
+    if c in "-?:,[]{}#&*!|>'\"%@`" or ": " in v or v[-1] == ":" or (flow and ":" in v):
+        return _NO_VALUE
+    if c not in _YAML_RESOLVED or (len(v) > 5 and c.isalpha()):  # no bool or null is longer than "false"
+        return v
+    if c <= "9" and _YAML_DATE.fullmatch(v):  # what PyYAML resolves as a timestamp and builds as a date
+        try:
+            return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
+        except ValueError:  # PyYAML raises the same, and the note gets its warning from there
+            return _NO_VALUE
+    global _yaml_resolver
+    if _yaml_resolver is None:
+        import yaml
+        _yaml_resolver = yaml.resolver.Resolver()
+    import yaml
+    tag = _yaml_resolver.resolve(yaml.ScalarNode, v, (True, False))
+    if tag == "tag:yaml.org,2002:str":
+        return v
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        return yaml.constructor.SafeConstructor.bool_values[v.lower()]
+    if tag == "tag:yaml.org,2002:int" and _YAML_INT.fullmatch(v):
+        return int(v)
+    if tag == "tag:yaml.org,2002:timestamp" and _YAML_DATE.fullmatch(v):
+        try:
+            return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
+        except ValueError:  # PyYAML raises the same, and the note gets its warning from there
+            return _NO_VALUE
+    return _NO_VALUE
+
+
+def simple_yaml(fm: str) -> dict | None:
+    """A frontmatter of simple `key: value` lines as yaml.safe_load reads it, or None (see above)."""
+    if _YAML_HARD.search(fm):
+        return None
+    out: dict = {}
+    lines = fm.split("\n")
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        i += 1
+        if not line.strip(" "):
+            continue
+        m = _YAML_KEY.fullmatch(line.rstrip(" "))
+        if m is None:
+            return None
+        key = m.group(1)
+        if key[0] in _YAML_RESOLVED and _yaml_scalar(key) != key:  # `on:`, `null:`: not a str key
+            return None
+        rest = m.group(2)
+        if rest:
+            if rest[0] == "[":
+                if rest[-1] != "]" or "[" in rest[1:] or "]" in rest[:-1]:
+                    return None
+                inner = rest[1:-1]
+                if not inner.strip():
+                    value = []
+                else:
+                    value = [_yaml_scalar(x.strip(" "), flow=True) for x in inner.split(",")]
+                    if _NO_VALUE in value:
+                        return None
+            else:
+                value = _yaml_scalar(rest)
+                if value is _NO_VALUE:
+                    return None
+        else:  # `key:` then block sequence items, or nothing (null)
+            items, indent = [], None
+            while i < n:
+                nxt = lines[i]
+                if not nxt.strip(" "):
+                    i += 1
+                    continue
+                im = _YAML_ITEM.fullmatch(nxt.rstrip(" "))
+                if im is None:
+                    if nxt[0] == " ":  # a nested mapping, a continuation line
+                        return None
+                    break
+                if indent is None:
+                    indent = im.group(1)
+                elif im.group(1) != indent:
+                    return None
+                v = _yaml_scalar(im.group(2))
+                if v is _NO_VALUE:
+                    return None
+                items.append(v)
+                i += 1
+            value = items if indent is not None else None
+        out[key] = value
+    return out or None
 
 
 def props_too_big(data) -> str | None:
@@ -419,7 +541,8 @@ _rules_cache: dict[tuple, tuple] = {}
 def _hub_rules(cfg: dict) -> tuple:
     """The hub settings as is_authored_hub tests them (lowercased sets, folder prefixes, one regex),
     made once per distinct setting: it runs twice for every note of a rebuild."""
-    key = tuple(tuple(cfg[k]) for k in ("hub_types", "hub_tags", "hub_folders", "hub_title_patterns"))
+    key = (tuple(cfg["hub_types"]), tuple(cfg["hub_tags"]), tuple(cfg["hub_folders"]),
+           tuple(cfg["hub_title_patterns"]))
     rules = _rules_cache.get(key)
     if rules is None:
         types, tags, folders, patterns = key
@@ -454,13 +577,20 @@ def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: di
 
 def read_note(vf: VaultFile, cfg_values: dict[str, Any]) -> Note:
     try:
-        with open(vf.abspath, "rb") as f:
-            # read(n) allocates n bytes up front: ask for the size the scan saw (+1, to notice a
-            # file that grew since), and only past that for the rest up to the limit
-            cap = cfg_values["max_note_bytes"] + 1
-            raw = f.read(min(vf.size + 1, cap))
-            if vf.size < len(raw) < cap:
-                raw += f.read(cap - len(raw))
+        # read(n) allocates n bytes up front: ask for the size the scan saw (+1, to notice a file
+        # that grew since), and only past that for the rest up to the limit. os.read, not open():
+        # no file object per note (a tenth of a rebuild's reading time).
+        cap = cfg_values["max_note_bytes"] + 1
+        fd = os.open(vf.abspath, os.O_RDONLY)
+        try:
+            raw = os.read(fd, min(vf.size + 1, cap))
+            while vf.size < len(raw) < cap:
+                more = os.read(fd, cap - len(raw))
+                if not more:
+                    break
+                raw += more
+        finally:
+            os.close(fd)
     except OSError as e:
         n = Note(path=vf.path, title=vf.path.rsplit("/", 1)[-1][:-3],
                  display_title=vf.path.rsplit("/", 1)[-1][:-3], type="note", skipped=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import marshal
 import sqlite3
 import time
 
@@ -77,16 +78,19 @@ def graph_hash(cfg: Config, conn: sqlite3.Connection) -> str:
         h.update(b"\1")
         cur = conn.execute(sql)
         while rows := cur.fetchmany(20000):
-            h.update(repr(rows).encode("utf-8", "surrogatepass"))
+            # marshal version 2: a function of the values alone (no back-references, which
+            # depend on object identity), and a fifth of repr's CPU
+            h.update(marshal.dumps(rows, 2))
     return h.hexdigest()
 
 
 PARALLEL_MIN_NOTES = 2000  # below this a second process costs more than it saves
 # Above this the two halves run one after the other in one process: each half's peak (graph.html's
-# columns, the report's note graph) grows with the vault, and side by side their peaks add up
-# (791 MB at 100k notes against the 800 MB bound); one after the other the second reuses the
-# first's freed memory. Costs a few seconds of wall time at that size (bench/RESULTS.md, Engine).
-PARALLEL_MAX_NOTES = 60_000
+# columns, the report's note graph) grows with the vault, and side by side their peaks add up. It
+# was 60,000 when that made 791 MB at 100k notes (the bound is 800 MB); since graph.html is built
+# row by row the two side by side peak at ~600 MB PSS at 100k (session 7), and on two cores the
+# outputs then take about half the wall time (a serial ~30 s of CPU at 100k).
+PARALLEL_MAX_NOTES = 150_000
 
 
 def refresh(cfg: Config, force: bool = False) -> dict:
@@ -97,9 +101,10 @@ def refresh(cfg: Config, force: bool = False) -> dict:
     across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other. When `force`, the
     content hash is the second process's too: nothing waits for it, and the two halves are then
     about even (bench/RESULTS.md, Engine)."""
+    from .graph import memo_degrees
     from .index import get_meta
 
-    with file_lock(cfg.path("outputs.lock"), timeout=600):
+    with file_lock(cfg.path("outputs.lock"), timeout=600), memo_degrees():
         with _index(cfg) as conn:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
             seen = get_meta(conn, "changed_at")

@@ -105,21 +105,34 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                     if name and name.strip():
                         names.add(name.strip().lower())
     props: dict[int, dict] = {}
+    no_names: set[str] = set()
+    ids, kinds, fls = cols["id"], cols["k"], cols["fl"]
+    (a_id, a_k, a_t, a_ty, a_f, a_p, a_st, a_fl, a_a, a_s) = appends
+    loads = json.loads
     n_notes = 0  # read row by row: at 100k notes the rows held at once were ~100 MB of the peak
     for path, dtitle, title, typ, status, project, summary, hub, folder, aliases, prop_json in conn.execute(
             "SELECT path, display_title, title, type, status, project, summary, hub, folder, "
             "aliases, props FROM notes WHERE private = 0 ORDER BY path"):
         n_notes += 1
-        hidden = hidden_names.get(path, set())
-        st = (status or "").lower()
-        fl = (HUB if hub else 0) | (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
-        i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
-                projects(project), statuses(status), fl,
-                json.loads(aliases) if aliases and aliases != "[]" else (),
-                _scrub(_clip(summary, SUMMARY_CHARS), hidden))
+        hidden = hidden_names.get(path, no_names) if hidden_names else no_names
+        fl = HUB if hub else 0
+        if status:
+            st = status.lower()
+            fl |= (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
+        i = index[path] = len(ids)  # add(), spelled out: it runs for every note
+        a_id(path)
+        a_k(NOTE)
+        a_t(dtitle or title or path)
+        a_ty(types(typ or "note"))
+        a_f(folders(folder or ""))
+        a_p(projects(project))
+        a_st(statuses(status))
+        a_fl(fl)
+        a_a(loads(aliases) if aliases and aliases != "[]" else [])
+        a_s(_scrub(_clip(summary, SUMMARY_CHARS), hidden))
         if not prop_json or prop_json == "{}":
             continue
-        p = {k: v for k, v in json.loads(prop_json).items() if k.lower() not in OWN_PLACE}
+        p = {k: v for k, v in loads(prop_json).items() if k.lower() not in OWN_PLACE}
         if p:
             props[i] = _scrub(p, hidden)
 
@@ -129,32 +142,38 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     edges: dict[int, None] = {}
     n_links = 0
     etype_of: dict[tuple[str, str | None], int] = {}  # (kind, prop) -> edge type, once each
+    index_get = index.get
+    last_src, s = None, None
     for src, kind, prop, linkpath, target in conn.execute(
             "SELECT src, kind, prop, linkpath, target FROM links ORDER BY src, line"):
-        s = index.get(src)
-        if s is None or target in private:  # from a private note, or to one
+        if src != last_src or s is None:  # links come grouped by source
+            last_src, s = src, index_get(src)
+        if s is None or (private and target in private):  # from a private note, or to one
             continue
         n_links += 1
         if target is None:
             nid = unresolved_id(linkpath)
-            t = index[nid] if nid in index else add(nid, UNRESOLVED, linkpath)
-        elif target in index:
-            t = index[target]
-        elif target in attachments:
-            t = add(target, ATTACHMENT, target.rsplit("/", 1)[-1])
+            t = index_get(nid)
+            if t is None:
+                t = add(nid, UNRESOLVED, linkpath)
         else:
-            continue
+            t = index_get(target)
+            if t is None:
+                if target in attachments:
+                    t = add(target, ATTACHMENT, target.rsplit("/", 1)[-1])
+                else:
+                    continue
         if s != t:
             ty = etype_of.get((kind, prop))
             if ty is None:
                 ty = etype_of[(kind, prop)] = etypes(edge_type(kind, prop))
             edges[(s * _SPAN + t) * _TYPES + ty] = None
     for path, tag in conn.execute("SELECT path, tag_lc FROM tags ORDER BY tag_lc, path"):
-        s = index.get(path)
+        s = index_get(path)
         if s is None:
             continue
         name = tag
-        t = index.get(f"tag:{name}")
+        t = index_get(f"tag:{name}")
         if t is None:
             t = add(f"tag:{name}", TAG, "#" + name)
             while "/" in name:  # the tag hierarchy, as graph.build_graph draws it
@@ -166,12 +185,14 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                 name = parent
         edges[(s * _SPAN + t) * _TYPES + etypes("tagged")] = None
     flat = []
+    extend = flat.extend
+    sup = etypes.pos.get("supersedes")
     for e in edges:
         st, ty = divmod(e, _TYPES)
         s, t = divmod(st, _SPAN)
-        flat += (s, t, ty)
-        if etypes.items[ty] == "supersedes" and cols["k"][t] == NOTE:  # what something supersedes is superseded
-            cols["fl"][t] |= SUPERSEDED
+        extend((s, t, ty))
+        if ty == sup and kinds[t] == NOTE:  # what something supersedes is superseded
+            fls[t] |= SUPERSEDED
     del edges
     return {
         "meta": {"vault": cfg.vault.name if cfg.vault else "", "notes": n_notes, "links": n_links,
