@@ -106,6 +106,27 @@ def memoise_semantic():
     semantic.search = search
 
 
+LEX_ANCHOR = {"L0": (1, 2), "L1": (1, 0), "L2": (3, 2), "L3": (5, 0)}  # lexical mode: (top, slack)
+
+
+def patch_lexical_anchor(Q, top_slack):
+    """query(semantic=False) with ANCHOR = top_slack; semantic on keeps the module's ANCHOR."""
+    real = Q.query
+
+    def query(*args, **kw):
+        if kw.get("semantic", True) or top_slack is None:
+            return real(*args, **kw)
+        saved = dict(Q.ANCHOR)
+        Q.ANCHOR.update(top=top_slack[0], slack=top_slack[1])
+        try:
+            return real(*args, **kw)
+        finally:
+            Q.ANCHOR.update(saved)
+
+    Q.query = query
+    return real
+
+
 def open_set(name: str, seeds: Path, bench: Path):
     from memory_plugin.config import load_config
     from memory_plugin.index import open_index, sync
@@ -143,10 +164,12 @@ def main() -> None:
     ap.add_argument("--sets", nargs="*", default=list(DEV) + ["fixture"])
     ap.add_argument("--variants", nargs="*")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--lex", nargs="*", default=["L0"], help="lexical-mode anchor variants (LEX_ANCHOR)")
     a = ap.parse_args()
     if REPORT & set(a.sets):
         sys.exit("report sets are run once at the end by bench/bench_retrieval.py, not swept")
     from memory_plugin import evaluate as E
+    from memory_plugin import query as Q
     from memory_plugin import retrieve as R
 
     bench = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR", "/work/bench-fusion"))
@@ -154,23 +177,25 @@ def main() -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     memoise_semantic()
     variants = make_variants(R)
-    names = a.variants or list(variants)
+    names = [f"{v}.{l}" for v in (a.variants or list(variants)) for l in a.lex]
     orig = R.fuse
     table: dict = {}
     for s in a.sets:
         cfg, conn, qpath = open_set(s, a.seed_caches, bench)
         qs, _ = E.load_questions(qpath)
         for v in names:
-            R.fuse = variants[v]
+            hv, lv = v.split(".")
+            R.fuse = variants[hv]
+            real_query = patch_lexical_anchor(Q, LEX_ANCHOR[lv] if lv != "L0" else None)
             t0 = time.perf_counter()
             try:
                 res = E.run(cfg, conn, qs)
             finally:
-                R.fuse = orig
+                R.fuse, Q.query = orig, real_query
             (out_dir / f"{s}.{v}.json").write_text(json.dumps(res, indent=1))
             table.setdefault(v, {})[s] = figures(res)
             f = table[v][s]
-            print(f"{v:5} {s:14} hyb R@5 {f['query']['r5']:.3f} MRR {f['query']['mrr']:.3f} | lex R@5 "
+            print(f"{v:8} {s:14} hyb R@5 {f['query']['r5']:.3f} MRR {f['query']['mrr']:.3f} | lex R@5 "
                   f"{f['lexical']['r5']:.3f} MRR {f['lexical']['mrr']:.3f} | sem {f.get('semantic', {}).get('r5', 0):.3f} "
                   f"| bm25 {f['baseline']['r5']:.3f} {f['baseline']['mrr']:.3f} | {f['below']} ({time.perf_counter() - t0:.1f}s)",
                   flush=True)
@@ -182,7 +207,7 @@ def main() -> None:
         if not rows:
             continue
         m = lambda sys_, k: sum(r[sys_][k] for r in rows) / len(rows)  # noqa: E731
-        print(f"{v:5} dev mean hybrid R@5 {m('query', 'r5'):.4f} MRR {m('query', 'mrr'):.4f} "
+        print(f"{v:8} dev mean hybrid R@5 {m('query', 'r5'):.4f} MRR {m('query', 'mrr'):.4f} "
               f"(R@5+MRR)/2 {(m('query', 'r5') + m('query', 'mrr')) / 2:.4f} | lexical R@5 {m('lexical', 'r5'):.4f} "
               f"MRR {m('lexical', 'mrr'):.4f} | worst lex-bm25 "
               f"{min(r['lexical']['r5'] - r['baseline']['r5'] for r in rows):+.3f} | cells hyb<bm25 "
