@@ -42,10 +42,11 @@ def _scaled(cands, name):
     return {c.path: ((c.raw[name] - lo) / (hi - lo) if hi > lo else 1.0) for c in cands.values() if name in c.raw}
 
 
-def _words(cands, R):
+def _words(cands, R, share=None):
     lex, forms = _scaled(cands, "lexical"), _scaled(cands, "forms")
     wl, wf = R.LIST_WEIGHT["lexical"], R.LIST_WEIGHT["forms"]
-    return {p: wl * lex.get(p, 0.0) + wf * forms.get(p, 0.0) for p in set(lex) | set(forms)}
+    return {p: (wl * lex.get(p, 0.0) + wf * forms.get(p, 0.0)) * (1.0 if share is None else share.get(p, 0.0))
+            for p in set(lex) | set(forms)}
 
 
 def make_variants(R):
@@ -54,13 +55,13 @@ def make_variants(R):
     def graph_w(semantic):
         return R.LIST_WEIGHT["graph" if semantic else "graph_lexical"]
 
-    def h0(cands, method=None, semantic=True):
+    def h0(cands, method=None, semantic=True, share=None):
         orig(cands, None, semantic)
 
-    def h1(cands, method=None, semantic=True):
+    def h1(cands, method=None, semantic=True, share=None):
         orig(cands, "rrf", semantic)
 
-    def h2(cands, method=None, semantic=True):
+    def h2(cands, method=None, semantic=True, share=None):
         words = _words(cands, R)
         wrank = {p: i for i, p in enumerate(sorted(words, key=lambda p: (-words[p], p)), 1)}
         w = {"semantic": R.LIST_WEIGHT["semantic"], "names": R.LIST_WEIGHT["names"], "graph": graph_w(semantic)}
@@ -69,8 +70,27 @@ def make_variants(R):
             s += sum(w[n] / (R.RRF_K + r) for n, r in c.ranks.items() if n in w)
             c.fused = s * R.RRF_K
 
+    def h4(cands, method=None, semantic=True, share=None):
+        words = _words(cands, R)
+        wrank = {p: i for i, p in enumerate(sorted(words, key=lambda p: (-words[p], p)), 1)}
+        one = R.RRF_K / (R.RRF_K + 1)  # a rank-1 hit's RRF value (times RRF_K)
+        for c in cands.values():
+            s = 1.0 / (R.RRF_K + wrank[c.path]) if c.path in wrank else 0.0
+            if "semantic" in c.ranks:
+                s += R.LIST_WEIGHT["semantic"] / (R.RRF_K + c.ranks["semantic"])
+            s *= R.RRF_K
+            s += one * (R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph_w(semantic) * c.raw.get("graph", 0.0))
+            c.fused = s
+
+    def h5(cands, method=None, semantic=True, share=None):
+        words = _words(cands, R, share or {})
+        sem = _scaled(cands, "semantic")
+        for c in cands.values():
+            c.fused = (words.get(c.path, 0.0) + R.LIST_WEIGHT["semantic"] * sem.get(c.path, 0.0)
+                       + R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph_w(semantic) * c.raw.get("graph", 0.0))
+
     def h3(combine):
-        def f(cands, method=None, semantic=True):
+        def f(cands, method=None, semantic=True, share=None):
             words = _words(cands, R)
             sem = _scaled(cands, "semantic")
             for c in cands.values():
@@ -82,6 +102,7 @@ def make_variants(R):
         "H0": h0, "H1": h1, "H2": h2,
         "H3a": h3(lambda w, n: max(w, n)),
         "H3b": h3(lambda w, n: (w + n) / 2),
+        "H4": h4, "H5": h5,
     }
 
 
@@ -109,11 +130,14 @@ def memoise_semantic():
 LEX_ANCHOR = {"L0": (1, 2), "L1": (1, 0), "L2": (3, 2), "L3": (5, 0)}  # lexical mode: (top, slack)
 
 
-def patch_lexical_anchor(Q, top_slack):
-    """query(semantic=False) with ANCHOR = top_slack; semantic on keeps the module's ANCHOR."""
+def patch_lexical_anchor(Q, top_slack, no_abstain=False):
+    """query(semantic=False) with ANCHOR = top_slack; semantic on keeps the module's ANCHOR.
+    `no_abstain`: never abstain (to measure what the abstention costs; not a product variant)."""
     real = Q.query
 
     def query(*args, **kw):
+        if no_abstain:
+            kw["abstention"] = {"named_min": -1.0}
         if kw.get("semantic", True) or top_slack is None:
             return real(*args, **kw)
         saved = dict(Q.ANCHOR)
@@ -164,6 +188,7 @@ def main() -> None:
     ap.add_argument("--sets", nargs="*", default=list(DEV) + ["fixture"])
     ap.add_argument("--variants", nargs="*")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--no-abstain", action="store_true", help="measure without abstention (not a product variant)")
     ap.add_argument("--lex", nargs="*", default=["L0"], help="lexical-mode anchor variants (LEX_ANCHOR)")
     a = ap.parse_args()
     if REPORT & set(a.sets):
@@ -178,15 +203,17 @@ def main() -> None:
     memoise_semantic()
     variants = make_variants(R)
     names = [f"{v}.{l}" for v in (a.variants or list(variants)) for l in a.lex]
+    if a.no_abstain:
+        names = [n + ".NA" for n in names]
     orig = R.fuse
     table: dict = {}
     for s in a.sets:
         cfg, conn, qpath = open_set(s, a.seed_caches, bench)
         qs, _ = E.load_questions(qpath)
         for v in names:
-            hv, lv = v.split(".")
+            hv, lv = v.split(".")[:2]
             R.fuse = variants[hv]
-            real_query = patch_lexical_anchor(Q, LEX_ANCHOR[lv] if lv != "L0" else None)
+            real_query = patch_lexical_anchor(Q, LEX_ANCHOR[lv] if lv != "L0" else None, a.no_abstain)
             t0 = time.perf_counter()
             try:
                 res = E.run(cfg, conn, qs)
