@@ -27,6 +27,10 @@ REPORT = {"dendron", "foam-docs", "kepano-vault", "mkdocs-material", "tasks-docs
 
 
 def set_paths(name: str) -> tuple[Path, Path]:
+    if name == "dendron":
+        return ROOT.parent / "shared" / "eval" / "dendron" / "questions.yaml", ROOT.parent / "shared" / "eval" / "dendron" / "vault"
+    if name in REPORT:
+        return ROOT / "bench" / "eval" / name / "questions.yaml", EVALDATA / name / "vault"
     if name == "fixture":
         return ROOT / "fixtures" / "eval" / "questions.yaml", ROOT / "fixtures" / "vault"
     return ROOT / "bench" / "dev" / name / "questions.yaml", EVALDATA / name / "vault"
@@ -47,6 +51,38 @@ def _words(cands, R, share=None):
     wl, wf = R.LIST_WEIGHT["lexical"], R.LIST_WEIGHT["forms"]
     return {p: (wl * lex.get(p, 0.0) + wf * forms.get(p, 0.0)) * (1.0 if share is None else share.get(p, 0.0))
             for p in set(lex) | set(forms)}
+
+
+_SHARE: dict = {"matched": {}, "weights": {}}  # what the current question's lexical retrievers matched (H5)
+
+
+def record_matches(R):
+    """Wrap retrieve.lexical and idf_weights so that H5 can read, per candidate, the share of the
+    question's idf mass its words hold, as query computes `cover` (product code untouched)."""
+    lexical, idf_weights = R.lexical, R.idf_weights
+
+    def lex(conn, content, type_, forms=False, top=None):
+        hits = lexical(conn, content, type_, forms=forms, top=top)
+        if not forms:
+            _SHARE["matched"], _SHARE["weights"] = {}, {}
+        for h in hits:
+            _SHARE["matched"].setdefault(h[0], set()).update(h[2])
+        return hits
+
+    def idf(conn, content, n_notes):
+        out = idf_weights(conn, content, n_notes)
+        _SHARE["weights"] = out
+        return out
+
+    R.lexical, R.idf_weights = lex, idf
+
+
+def current_share() -> dict:
+    w = _SHARE["weights"]
+    total = sum(i for i, _ in w.values())
+    if not total:
+        return {}
+    return {p: sum(w[x][0] for x in ws if x in w) / total for p, ws in _SHARE["matched"].items()}
 
 
 def make_variants(R):
@@ -83,10 +119,25 @@ def make_variants(R):
             c.fused = s
 
     def h5(cands, method=None, semantic=True, share=None):
-        words = _words(cands, R, share or {})
+        words = _words(cands, R, current_share())
         sem = _scaled(cands, "semantic")
         for c in cands.values():
             c.fused = (words.get(c.path, 0.0) + R.LIST_WEIGHT["semantic"] * sem.get(c.path, 0.0)
+                       + R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph_w(semantic) * c.raw.get("graph", 0.0))
+
+    def h6(cands, method=None, semantic=True, share=None):
+        def dbsf(name):
+            vals = [c.raw[name] for c in cands.values() if name in c.raw]
+            if not vals:
+                return {}
+            mu = sum(vals) / len(vals)
+            sd = (sum((v - mu) ** 2 for v in vals) / len(vals)) ** 0.5
+            if sd == 0:
+                return {c.path: 1.0 for c in cands.values() if name in c.raw}
+            return {c.path: min(1.0, max(0.0, (c.raw[name] - mu + 3 * sd) / (6 * sd))) for c in cands.values() if name in c.raw}
+        sc = {n: dbsf(n) for n in ("lexical", "forms", "semantic")}
+        for c in cands.values():
+            c.fused = (sum(R.LIST_WEIGHT[n] * sc[n].get(c.path, 0.0) for n in sc)
                        + R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph_w(semantic) * c.raw.get("graph", 0.0))
 
     def h3(combine):
@@ -102,7 +153,7 @@ def make_variants(R):
         "H0": h0, "H1": h1, "H2": h2,
         "H3a": h3(lambda w, n: max(w, n)),
         "H3b": h3(lambda w, n: (w + n) / 2),
-        "H4": h4, "H5": h5,
+        "H4": h4, "H5": h5, "H6": h6,
     }
 
 
@@ -156,7 +207,7 @@ def open_set(name: str, seeds: Path, bench: Path):
     from memory_plugin.index import open_index, sync
 
     qpath, vault = set_paths(name)
-    cache = bench / "sweep" / name
+    cache = bench / ("report" if name in REPORT else "sweep") / name
     if not cache.exists():
         shutil.copytree(seeds / name, cache, symlinks=True)
     cfg = load_config(vault=vault, cache_dir=cache)
@@ -190,9 +241,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--no-abstain", action="store_true", help="measure without abstention (not a product variant)")
     ap.add_argument("--lex", nargs="*", default=["L0"], help="lexical-mode anchor variants (LEX_ANCHOR)")
+    ap.add_argument("--report-once", action="store_true",
+                    help="the single end-of-session run on the report sets: aggregates only, no per-question output")
     a = ap.parse_args()
-    if REPORT & set(a.sets):
+    if REPORT & set(a.sets) and not a.report_once:
         sys.exit("report sets are run once at the end by bench/bench_retrieval.py, not swept")
+    if a.report_once and not set(a.sets) <= REPORT:
+        sys.exit("--report-once is for report sets only")
     from memory_plugin import evaluate as E
     from memory_plugin import query as Q
     from memory_plugin import retrieve as R
@@ -201,6 +256,7 @@ def main() -> None:
     out_dir = a.out or bench / "sweep-out"
     out_dir.mkdir(parents=True, exist_ok=True)
     memoise_semantic()
+    record_matches(R)
     variants = make_variants(R)
     names = [f"{v}.{l}" for v in (a.variants or list(variants)) for l in a.lex]
     if a.no_abstain:
@@ -219,12 +275,14 @@ def main() -> None:
                 res = E.run(cfg, conn, qs)
             finally:
                 R.fuse, Q.query = orig, real_query
-            (out_dir / f"{s}.{v}.json").write_text(json.dumps(res, indent=1))
+            if not a.report_once:  # report sets: aggregates only, never a per-question file
+                (out_dir / f"{s}.{v}.json").write_text(json.dumps(res, indent=1))
             table.setdefault(v, {})[s] = figures(res)
             f = table[v][s]
             print(f"{v:8} {s:14} hyb R@5 {f['query']['r5']:.3f} MRR {f['query']['mrr']:.3f} | lex R@5 "
                   f"{f['lexical']['r5']:.3f} MRR {f['lexical']['mrr']:.3f} | sem {f.get('semantic', {}).get('r5', 0):.3f} "
-                  f"| bm25 {f['baseline']['r5']:.3f} {f['baseline']['mrr']:.3f} | {f['below']} ({time.perf_counter() - t0:.1f}s)",
+                  f"| bm25 {f['baseline']['r5']:.3f} {f['baseline']['mrr']:.3f} | kept hyb {f['query']['kept']} lex "
+                  f"{f['lexical']['kept']} | {f['below']} ({time.perf_counter() - t0:.1f}s)",
                   flush=True)
         conn.close()
     dev = [s for s in a.sets if s in DEV]
@@ -239,7 +297,8 @@ def main() -> None:
               f"MRR {m('lexical', 'mrr'):.4f} | worst lex-bm25 "
               f"{min(r['lexical']['r5'] - r['baseline']['r5'] for r in rows):+.3f} | cells hyb<bm25 "
               f"{sum(len(r['below']['hyb<bm25']) for r in rows)} hyb<sem {sum(len(r['below']['hyb<sem']) for r in rows)}")
-    (out_dir / "table.json").write_text(json.dumps(table, indent=1))
+    if not a.report_once:
+        (out_dir / "table.json").write_text(json.dumps(table, indent=1))
 
 
 if __name__ == "__main__":

@@ -228,7 +228,6 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     cands: dict[str, R.Cand] = {}
     matched: dict[str, set[str]] = {}
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
-    share: dict[str, float] = {}  # path -> share of the question's idf mass its words hold
     lex_top: dict = {}  # the lexical retriever's unfiltered BM25 head (the anchor may be read from it)
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
@@ -274,15 +273,14 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 # seed, and so did the last bits of this sum (compared with cover_min by >=)
                 ev["cover"] = max((sum(weights[w][0] for w in dict.fromkeys(h[2]) if w in weights) / total
                                    for h in lex[:5]), default=0.0)
-                share = {p: sum(weights[w][0] for w in ws if w in weights) / total for p, ws in matched.items()}
         res["evidence"] = ev
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
-        R.fuse(cands, share=share)
+        R.fuse(cands)
         seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
         near, gwhy = R.graph(conn, [(c.path, c.fused) for c in seeds], type_)
         R.add(cands, "graph", near, gwhy)
-        R.fuse(cands, semantic=sem is not None, share=share)
+        R.fuse(cands, semantic=sem is not None)
     if not cands:
         return pack(res, [], budget, as_json)
     anchor_list = _anchor(conn, text, type_, q["content"], lex_top) if q["content"] and ANCHOR["top"] else []

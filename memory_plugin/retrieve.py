@@ -276,8 +276,7 @@ def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why:
             c.why[name] = why[path]
 
 
-def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True,
-         share: dict[str, float] | None = None) -> None:
+def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True) -> None:
     """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
     CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
     they are (already 0..1: the share of the question named, the spread seed score)."""
