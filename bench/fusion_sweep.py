@@ -106,7 +106,7 @@ def make_variants(R):
             s += sum(w[n] / (R.RRF_K + r) for n, r in c.ranks.items() if n in w)
             c.fused = s * R.RRF_K
 
-    def h4(cands, method=None, semantic=True, share=None):
+    def h4(cands, method=None, semantic=True, share=None, graph=True):
         words = _words(cands, R)
         wrank = {p: i for i, p in enumerate(sorted(words, key=lambda p: (-words[p], p)), 1)}
         one = R.RRF_K / (R.RRF_K + 1)  # a rank-1 hit's RRF value (times RRF_K)
@@ -115,7 +115,7 @@ def make_variants(R):
             if "semantic" in c.ranks:
                 s += R.LIST_WEIGHT["semantic"] / (R.RRF_K + c.ranks["semantic"])
             s *= R.RRF_K
-            s += one * (R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph_w(semantic) * c.raw.get("graph", 0.0))
+            s += one * (R.LIST_WEIGHT["names"] * c.raw.get("names", 0.0) + graph * graph_w(semantic) * c.raw.get("graph", 0.0))
             c.fused = s
 
     def h5(cands, method=None, semantic=True, share=None):
@@ -154,6 +154,7 @@ def make_variants(R):
         "H3a": h3(lambda w, n: max(w, n)),
         "H3b": h3(lambda w, n: (w + n) / 2),
         "H4": h4, "H5": h5, "H6": h6,
+        "H4ng": lambda cands, method=None, semantic=True, share=None: h4(cands, method, semantic, share, graph=False),
     }
 
 
