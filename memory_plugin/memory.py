@@ -8,7 +8,6 @@ so the note is findable at once. Existing notes only ever get property lines cha
 from __future__ import annotations
 
 import contextlib
-
 import datetime as _dt
 import json
 import math

@@ -153,11 +153,11 @@ def _yaml_scalar(v: str, flow: bool = False):
             return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
         except ValueError:  # PyYAML raises the same, and the note gets its warning from there
             return _NO_VALUE
+    import yaml
+
     global _yaml_resolver
     if _yaml_resolver is None:
-        import yaml
         _yaml_resolver = yaml.resolver.Resolver()
-    import yaml
     tag = _yaml_resolver.resolve(yaml.ScalarNode, v, (True, False))
     if tag == "tag:yaml.org,2002:str":
         return v
@@ -167,12 +167,7 @@ def _yaml_scalar(v: str, flow: bool = False):
         return yaml.constructor.SafeConstructor.bool_values[v.lower()]
     if tag == "tag:yaml.org,2002:int" and _YAML_INT.fullmatch(v):
         return int(v)
-    if tag == "tag:yaml.org,2002:timestamp" and _YAML_DATE.fullmatch(v):
-        try:
-            return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
-        except ValueError:  # PyYAML raises the same, and the note gets its warning from there
-            return _NO_VALUE
-    return _NO_VALUE
+    return _NO_VALUE  # any other timestamp, a float, ...: PyYAML's own constructor reads it
 
 
 def simple_yaml(fm: str) -> dict | None:

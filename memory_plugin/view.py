@@ -87,12 +87,21 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     cols: dict[str, list] = {k: [] for k in ("id", "k", "t", "ty", "f", "p", "st", "fl", "a", "s")}
     index: dict[str, int] = {}
 
-    appends = [c.append for c in cols.values()]  # bound once: add() runs for every node
+    # bound once: add() runs for every node
+    (a_id, a_k, a_t, a_ty, a_f, a_p, a_st, a_fl, a_a, a_s) = [c.append for c in cols.values()]
 
     def add(node_id: str, kind: int, title: str, ty=-1, f=-1, p=-1, st=-1, fl=0, aliases=(), summary=""):
         i = index[node_id] = len(cols["id"])
-        for append, v in zip(appends, (node_id, kind, title, ty, f, p, st, fl, list(aliases), summary)):
-            append(v)
+        a_id(node_id)
+        a_k(kind)
+        a_t(title)
+        a_ty(ty)
+        a_f(f)
+        a_p(p)
+        a_st(st)
+        a_fl(fl)
+        a_a(list(aliases))
+        a_s(summary)
         return i
 
     private = {r[0] for r in conn.execute("SELECT path FROM notes WHERE private = 1")}
@@ -106,8 +115,7 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                         names.add(name.strip().lower())
     props: dict[int, dict] = {}
     no_names: set[str] = set()
-    ids, kinds, fls = cols["id"], cols["k"], cols["fl"]
-    (a_id, a_k, a_t, a_ty, a_f, a_p, a_st, a_fl, a_a, a_s) = appends
+    kinds, fls = cols["k"], cols["fl"]
     loads = json.loads
     n_notes = 0  # read row by row: at 100k notes the rows held at once were ~100 MB of the peak
     for path, dtitle, title, typ, status, project, summary, hub, folder, aliases, prop_json in conn.execute(
@@ -119,17 +127,9 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
         if status:
             st = status.lower()
             fl |= (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
-        i = index[path] = len(ids)  # add(), spelled out: it runs for every note
-        a_id(path)
-        a_k(NOTE)
-        a_t(dtitle or title or path)
-        a_ty(types(typ or "note"))
-        a_f(folders(folder or ""))
-        a_p(projects(project))
-        a_st(statuses(status))
-        a_fl(fl)
-        a_a(loads(aliases) if aliases and aliases != "[]" else [])
-        a_s(_scrub(_clip(summary, SUMMARY_CHARS), hidden))
+        i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
+                projects(project), statuses(status), fl, loads(aliases) if aliases and aliases != "[]" else (),
+                _scrub(_clip(summary, SUMMARY_CHARS), hidden))
         if not prop_json or prop_json == "{}":
             continue
         p = {k: v for k, v in loads(prop_json).items() if k.lower() not in OWN_PLACE}
