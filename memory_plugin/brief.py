@@ -11,6 +11,7 @@ import re
 import time
 
 from .config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
+from .sqlutil import rows_in
 
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
@@ -58,10 +59,7 @@ def successors(conn) -> dict[str, str]:
     # the titles of the notes that can be successors, not of every note (100k rows in a big vault)
     wanted = sorted({src if prop == "supersedes" else target for src, target, prop in rows})
     titles: dict[str, str] = {}
-    for i in range(0, len(wanted), 500):
-        part = wanted[i:i + 500]
-        titles.update(conn.execute("SELECT path, display_title FROM notes WHERE private = 0 AND path IN "
-                                   f"({','.join('?' * len(part))})", part).fetchall())
+    titles.update(rows_in(conn, "SELECT path, display_title FROM notes WHERE private = 0 AND path IN ({in})", wanted))
     for src, target, prop in rows:
         old, new = (target, src) if prop == "supersedes" else (src, target)
         if new in titles and old != new:

@@ -15,6 +15,7 @@ import sqlite3
 from typing import Iterable
 
 from . import dupes
+from .sqlutil import rows_in
 
 MAX_SENTENCES = 40     # sentences per note compared for the closest passages
 MIN_SENTENCE_WORDS = 3  # shorter fragments (a heading, "See X.") are no passage
@@ -54,11 +55,7 @@ def stored(conn: sqlite3.Connection, paths: Iterable[str] | None = None) -> dict
     if paths is None:
         rows = conn.execute(sql + " ORDER BY c.path, c.seq").fetchall()
     else:
-        ps = list(dict.fromkeys(paths))
-        for i in range(0, len(ps), 500):
-            part = ps[i:i + 500]
-            rows += conn.execute(sql + f" AND c.path IN ({','.join('?' * len(part))}) ORDER BY c.path, c.seq",
-                                 part).fetchall()
+        rows = list(rows_in(conn, sql + " AND c.path IN ({in}) ORDER BY c.path, c.seq", dict.fromkeys(paths)))
     by: dict[str, list[bytes]] = {}
     for p, v in rows:
         by.setdefault(p, []).append(v)

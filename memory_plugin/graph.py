@@ -12,6 +12,7 @@ from typing import Any
 
 from .config import Config
 from .errors import NoteNotFound
+from .sqlutil import rows_in
 
 EDGE_TYPE = {"link": "links_to", "mdlink": "links_to", "embed": "embeds"}
 
@@ -118,11 +119,9 @@ def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) ->
     ranked.sort()
     chosen = [p for _, _, p in ranked[:limit]]
     full: dict[str, dict] = {}
-    for i in range(0, len(chosen), 500):
-        part = chosen[i:i + 500]
-        for r in _rows(conn, "SELECT path, title, display_title, type, summary, hub, private, project FROM notes "
-                             f"WHERE path IN ({','.join('?' * len(part))})", part):
-            full[r["path"]] = r
+    cols = ("path", "title", "display_title", "type", "summary", "hub", "private", "project")
+    for r in rows_in(conn, f"SELECT {', '.join(cols)} FROM notes WHERE path IN ({{in}})", chosen):
+        full[r[0]] = dict(zip(cols, r))
     out = []
     for p in chosen:
         r = full[p]

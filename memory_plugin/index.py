@@ -283,12 +283,8 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
 def _alias_keys(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
     """The link keys of the aliases these notes have in the index now."""
     from .links import name_key
-    keys: set[str] = set()
-    for i in range(0, len(paths), 500):
-        chunk = paths[i:i + 500]
-        keys |= {name_key(r[0]) for r in conn.execute(
-            f"SELECT alias_lc FROM aliases WHERE path IN ({','.join('?' * len(chunk))})", chunk)}
-    return keys
+    from .sqlutil import rows_in
+    return {name_key(r[0]) for r in rows_in(conn, "SELECT alias_lc FROM aliases WHERE path IN ({in})", paths)}
 
 
 def reresolve(conn: sqlite3.Connection, keys: set[str], resolver: L.Resolver) -> int:

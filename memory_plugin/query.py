@@ -23,6 +23,7 @@ from . import retrieve as R
 from . import textutil as T
 from .config import Config
 from .errors import MemoryPluginError
+from .sqlutil import rows_in
 
 QUERY_TYPES = ("convention", "decision", "pitfall", "pattern", "learning", "task", "sop", "concept",
                "hub", "note", "journal")
@@ -173,13 +174,11 @@ def _fetch_rows(conn, paths: list[str]) -> dict[str, dict]:
     out = {}
     cols = ("path", "title", "display_title", "type", "status", "project", "summary", "tags", "props",
             "created", "updated", "hub", "private", "skipped")
-    for i in range(0, len(paths), 500):
-        chunk = paths[i:i + 500]
-        for r in conn.execute(f"SELECT {', '.join(cols)} FROM notes WHERE path IN ({','.join('?' * len(chunk))})", chunk):
-            d = dict(zip(cols, r))
-            d["props"] = json.loads(d["props"] or "{}")
-            d["tags"] = json.loads(d["tags"] or "[]")
-            out[d["path"]] = d
+    for r in rows_in(conn, f"SELECT {', '.join(cols)} FROM notes WHERE path IN ({{in}})", paths):
+        d = dict(zip(cols, r))
+        d["props"] = json.loads(d["props"] or "{}")
+        d["tags"] = json.loads(d["tags"] or "[]")
+        out[d["path"]] = d
     return out
 
 

@@ -16,6 +16,7 @@ import sqlite3
 
 from . import textutil as T
 from .record import Record
+from .sqlutil import rows_in
 
 # ---------------------------------------------------------------- the retrieval constants, in one place
 RRF_K = 60  # Reciprocal Rank Fusion constant: the standard value (Cormack, Clarke & Büttcher 2009), not tuned
@@ -77,13 +78,8 @@ def content_words(words: list[str], drop=frozenset()) -> list[str]:
 
 def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
     """{id or path: path} of those notes that are neither private nor skipped (and of `type_`)."""
-    out = {}
-    for i in range(0, len(ids_or_paths), 500):
-        chunk = ids_or_paths[i:i + 500]
-        sql = (f"SELECT {by}, path FROM notes WHERE {by} IN ({','.join('?' * len(chunk))}) "
-               "AND private = 0 AND skipped = 0" + (" AND type = ?" if type_ else ""))
-        out.update(dict(conn.execute(sql, chunk + ([type_] if type_ else []))))
-    return out
+    sql = f"SELECT {by}, path FROM notes WHERE {by} IN ({{in}}) AND private = 0 AND skipped = 0"
+    return dict(rows_in(conn, sql + (" AND type = ?" if type_ else ""), ids_or_paths, [type_] if type_ else ()))
 
 
 def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
@@ -253,15 +249,9 @@ def hub_damping(conn: sqlite3.Connection, paths: list[str]) -> dict[str, float]:
     evidence about any one question."""
     if not HUB_DEGREE:
         return {}
-    deg: dict[str, int] = {}
-    for i in range(0, len(paths), 400):
-        part = paths[i:i + 400]
-        ph = ",".join("?" * len(part))
-        for p, n in conn.execute(
-                f"SELECT p, count(DISTINCT o) FROM (SELECT target AS p, src AS o FROM links WHERE target IN ({ph})"
-                f" UNION ALL SELECT src, target FROM links WHERE src IN ({ph}) AND target IS NOT NULL) GROUP BY p",
-                part + part):
-            deg[p] = n
+    deg = dict(rows_in(conn, "SELECT p, count(DISTINCT o) FROM (SELECT target AS p, src AS o FROM links WHERE"
+                             " target IN ({in}) UNION ALL SELECT src, target FROM links WHERE src IN ({in})"
+                             " AND target IS NOT NULL) GROUP BY p", paths))
     return {p: math.sqrt(HUB_DEGREE / n) for p, n in deg.items() if n > HUB_DEGREE}
 
 

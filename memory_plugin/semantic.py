@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 from . import models
 from .errors import MemoryPluginError
+from .sqlutil import rows_in
 
 EXTRA_MODULES = ("numpy", "tokenizers")
 EXTRA_FIX = "pip install 'memory-plugin[semantic]'"
@@ -251,11 +252,7 @@ def _embed_batch(conn, batch, mid: str, encode, stats: dict) -> int:
         cs = chunk_note(title, summary, body)
         plans.append((path, h, cs, [chunk_hash(mid, c.text) for c in cs]))
     hashes = sorted({x for p in plans for x in p[3]})
-    known: dict[str, bytes] = {}
-    for i in range(0, len(hashes), 500):
-        part = hashes[i:i + 500]
-        known.update(conn.execute(f"SELECT hash, vec FROM chunks WHERE hash IN ({','.join('?' * len(part))})",
-                                  part).fetchall())
+    known: dict[str, bytes] = dict(rows_in(conn, "SELECT hash, vec FROM chunks WHERE hash IN ({in})", hashes))
     texts: dict[str, str] = {}
     for _, _, cs, hs in plans:
         for c, x in zip(cs, hs):
