@@ -17,7 +17,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-# name: (mirror dir, commit, folders, strip the first folder, what to do with non-markdown files)
+# name: (mirror dir, commit, folders, strip the first folder (or a str: that prefix), what to do with non-markdown files)
 SETS = {
     "silverbullet": ("silverbulletmd+silverbullet", "754e8525b91fc11fe51f0b4b3e488aba0b027c2b", ["docs"], True, "keep"),
     "logseq": ("logseq+docs", "08f855f24d66e4509b7ea808554c13b4649e6ee1", ["pages", "journals"], False, "drop"),
@@ -38,12 +38,19 @@ SETS = {
     "vok-knowledge": ("blacklightpy+vaultofknowledge", "cb06024808ed95383a804c4ccd29741af42f7989",
                       ["04. Organized Knowledge - Old Format"], True, "empty"),
     "18f-handbook": ("18F+handbook", "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b", ["pages"], True, "empty"),
+    # session 8 blind (report) sets (s8-blind); a str in the strip slot is a prefix to remove
+    "quickadd-docs": ("chhoumann+quickadd", "914fcb32b899fc65fcfa149177b05d3acfa7c6da",
+                      ["docs/src/content/docs/docs"], "docs/src/content/docs/docs/", "empty"),
+    "dwarves-brain": ("dwarvesf+brain", "530e3502fa3eda67f50c88bc83752422b6d13f82", [], False, "empty"),
 }
 DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore"),
         "dnd-srd": ("README.md", "Changelog.md", ".gitignore"),
-        "18f-handbook": ("404.html", "index.html", "redirect.html", "sitemap.xml.njk")}  # repository files that are no notes of the vault (18f: site templates)
+        "18f-handbook": ("404.html", "index.html", "redirect.html", "sitemap.xml.njk"),
+        "dwarves-brain": ("README.md", "LICENSE", "package.json", "publish.js", "yarn.lock", ".gitignore", ".gitmodules",
+                          ".prettierignore", ".prettierrc")}  # repository files that are no notes of the vault (18f: site templates)
 # folders left out: the dnd-srd "(Alt)" folders repeat its per-entity notes as one page per letter
-DROP_FOLDERS = {"dnd-srd": (".github/", "Monsters (Alt)/", "Spells (Alt)/", "Treasure (Alt)/")}
+DROP_FOLDERS = {"dnd-srd": (".github/", "Monsters (Alt)/", "Spells (Alt)/", "Treasure (Alt)/"),
+                "dwarves-brain": (".github/", ".devcontainer/", ".husky/", "_scripts/", "_templates/")}
 # where the licence is when it is in no LICENSE file (SRD 5.1, CC-BY-4.0, as Legal.md states)
 LICENCE_FILES = {"dnd-srd": ("Legal.md",)}
 
@@ -69,7 +76,9 @@ def lay(name: str, mirrors: Path, out: Path) -> str:
         rel = path.decode()
         if kind != b"blob" or "/.obsidian/" in f"/{rel}":
             continue
-        if strip:
+        if isinstance(strip, str):
+            rel = rel.removeprefix(strip)
+        elif strip:
             rel = rel.split("/", 1)[1]
         if rel in DROP.get(name, ()) or rel.startswith(DROP_FOLDERS.get(name, ())):
             continue

@@ -99,6 +99,7 @@ def test_duplicate_pairs_point_at_existing_notes(name):
 
 @pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml", "capture-test-2.yaml",
                                   "prompts-sourcegraph-handbook.yaml", "prompts-dnd-srd.yaml",
+                                  "prompts-quickadd-docs.yaml", "prompts-dwarves-brain.yaml",
                                   "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
