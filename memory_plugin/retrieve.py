@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 
 from . import textutil as T
@@ -298,3 +299,103 @@ def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = Tru
             x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in MINMAX else v
             total += weight[n] * x
         c.fused = total
+
+
+# ---------------------------------------------------------------- the vault's `known` calibration
+# How much of a question's idf mass should some note have? `known` (query's abstention evidence) is
+# not comparable across vaults: a small vault lacks many ordinary words, so an answerable question
+# there knows less of itself than the same question would in a large one. So the vault measures what
+# its own pseudo-questions get, as it does for the cosine (semantic.py): up to KNOWN_CALIBRATION
+# ["questions"] notes' texts are asked of the vault without that note, and the mean and spread of
+# their `known` are kept in the index meta (`known_calibration`). It needs no model (lexical mode
+# has it too), is computed at rebuild and at sync (when the public notes changed by more than
+# `drift`, or it is missing), never in a hook. bench/eval/PROTOCOL.md, session 8.
+KNOWN_CALIBRATION = {
+    "questions": 200,    # pseudo-questions per vault (the cosine calibration's sample: by sha1 of the path)
+    "min": 10,           # fewer pseudo-questions with a topic word: none stored (query reads known raw)
+    "source": "title",   # a pseudo-question is the note's "title" or the first "sentence" of its summary
+    "drift": 0.1,        # re-measured at sync when the public notes' count moved by more than this share
+}
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+def topic_words(content: list[str]) -> list[str]:
+    """The question's content words that say what it is about (the words about history or status
+    steer the rules, not the topic): the words `known` is counted over."""
+    return [w for w in content if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
+
+
+def pseudo_question(title: str | None, summary: str | None, source: str) -> str:
+    if source == "title":
+        return title or ""
+    return _SENTENCE_END.split((summary or "").strip(), 1)[0]
+
+
+def known_calibration(conn: sqlite3.Connection, source: str | None = None) -> dict:
+    """Measure the vault's `known` calibration (see KNOWN_CALIBRATION) -> {notes, n, source, and
+    mean, sd when n >= min}. Each pseudo-question's words are counted in the public notes other
+    than its own, their idf over n - 1 notes: what a question about that note's topic would know
+    of the vault if the note were not there."""
+    import hashlib
+
+    source = source or KNOWN_CALIBRATION["source"]
+    rows = conn.execute("SELECT id, path, COALESCE(NULLIF(display_title, ''), title), summary FROM notes"
+                        " WHERE private = 0 AND skipped = 0").fetchall()
+    rows = sorted(rows, key=lambda r: hashlib.sha1(r[1].encode("utf-8", "surrogatepass")).hexdigest())
+    n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    df_cache: dict[str, int] = {}
+    values = []
+    for nid, _, title, summary in rows:
+        if len(values) >= KNOWN_CALIBRATION["questions"]:
+            break
+        words = topic_words(content_words(T.words(pseudo_question(title, summary, source)), T.TYPE_WORDS.keys()))
+        if not words:
+            continue
+        missing = [w for w in words if w not in df_cache]
+        if missing:
+            df_cache.update((w, df) for w, (_, df) in idf_weights(conn, missing, n_notes).items())
+        total = have = 0.0
+        for w in words:
+            own = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid = ?",
+                               (T.fts_term(w), nid)).fetchone()[0] if df_cache[w] else 0
+            df = df_cache[w] - own
+            idf = math.log((n_notes - 1 - df + 0.5) / (df + 0.5) + 1)
+            total += idf
+            have += idf if df else 0.0
+        if total:
+            values.append(have / total)
+    cal: dict = {"notes": len(rows), "n": len(values), "source": source}
+    if len(values) >= KNOWN_CALIBRATION["min"]:
+        mean = sum(values) / len(values)
+        cal.update(mean=mean, sd=math.sqrt(sum((v - mean) ** 2 for v in values) / len(values)))
+    return cal
+
+
+def store_known_calibration(conn: sqlite3.Connection, force: bool = True) -> dict | None:
+    """Measure and store the calibration (inside the caller's transaction); with force=False only when
+    it is missing or the public notes' count moved by more than KNOWN_CALIBRATION["drift"]. -> what
+    was stored, or None when it was current."""
+    if not force:
+        old = read_known_calibration(conn, raw=True)
+        n = conn.execute("SELECT count(*) FROM notes WHERE private = 0 AND skipped = 0").fetchone()[0]
+        if isinstance(old, dict) and old.get("source") == KNOWN_CALIBRATION["source"] and \
+                abs(n - old.get("notes", 0)) <= KNOWN_CALIBRATION["drift"] * max(old.get("notes", 0), 1):
+            return None
+    cal = known_calibration(conn)
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('known_calibration', ?)", (json.dumps(cal),))
+    return cal
+
+
+def read_known_calibration(conn: sqlite3.Connection, raw: bool = False):
+    """(mean, sd) of the vault's pseudo-questions' `known`, or None when unmeasured (`raw`: the stored
+    dict itself)."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'known_calibration'").fetchone()
+        cal = json.loads(row[0]) if row else None
+    except (ValueError, sqlite3.OperationalError):
+        cal = None
+    if raw:
+        return cal
+    if isinstance(cal, dict) and "mean" in cal and "sd" in cal and cal["mean"] > 0:
+        return float(cal["mean"]), float(cal["sd"])
+    return None
