@@ -565,8 +565,6 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         now = time.time()
         set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
                  synced_at=now, changed_at=now, generation=gen)
-        from .retrieve import store_known_calibration
-        store_known_calibration(conn)  # query's abstention reads `known` against it (no model needed)
         conn.execute("COMMIT")
         if old.exists():
             carry_over_vectors(conn, str(old.resolve()))
@@ -726,8 +724,6 @@ def _sync_locked(cfg: Config) -> dict:
         set_meta(conn, synced_at=now)
         if changed:
             set_meta(conn, changed_at=now)
-        from .retrieve import store_known_calibration
-        store_known_calibration(conn, force=False)  # when missing, or the vault grew or shrank by 10%
         conn.execute("COMMIT")
     stats["changed_any"] = changed
     return {**stats, "changed": changed, "modified": stats["changed"]}

@@ -120,7 +120,6 @@ def _prune(folder: str) -> None:
 ABSTAIN_PROMPT = {
     "semantic_min": 0.53,   # semantic on: the best cosine, unless the searches agree (query's rule)
     "lexical_known": 0.60,  # lexical only: the share of the prompt's idf mass that some note has
-    "known_form": "raw",    # ... read as it is, not against the vault's calibration (set on it raw)
 }
 ITEM_RULE = {
     # One item at most: the note the evidence agrees on (set on the dev prompt sets by the criterion of

@@ -126,14 +126,6 @@ ABSTAIN = {
     # searches' best notes not in each other's top `agree_top`, also abstains.
     "semantic_min": None,
     "agree_top": 5,
-    # How `known` is read (bench/eval/PROTOCOL.md, session 8): "raw" as it is; "ratio" as a share of
-    # the vault's own pseudo-questions' mean `known` (retrieve.KNOWN_CALIBRATION), compared with
-    # novel_known / lexical_known above; "z" as a z-score against them, compared with the two below.
-    # A vault without a calibration is read raw.
-    "known_form": "raw",
-    "novel_known_z": None,
-    "lexical_known_z": None,
-    "known_sd_floor": 0.05,  # z only: a vault whose pseudo-questions all know all their words has sd 0
 }
 
 
@@ -150,20 +142,8 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
         z = ev.get("sem_z", 0.0)
         if rule["semantic_min"] is not None and ev["sem_top"] < rule["semantic_min"] and not ev["agree"]:
             return True
-        return (_few_known(ev, rule, "novel") and z < rule["novel_z"]) or z < rule["far_z"]
-    return _few_known(ev, rule, "lexical")
-
-
-def _few_known(ev: dict, rule: dict, which: str) -> bool:
-    """Does the question know too little of itself (`which`: the "novel" or the "lexical" threshold),
-    `known` read in rule["known_form"] against the vault's calibration (ev["known_cal"]: mean, sd)?"""
-    cal = ev.get("known_cal")
-    form = rule["known_form"] if cal else "raw"
-    if form == "ratio":
-        return ev["known"] / cal[0] < rule[f"{which}_known"]
-    if form == "z":
-        return (ev["known"] - cal[0]) / max(cal[1], rule["known_sd_floor"]) < rule[f"{which}_known_z"]
-    return ev["known"] < rule[f"{which}_known"]
+        return (ev["known"] < rule["novel_known"] and z < rule["novel_z"]) or z < rule["far_z"]
+    return ev["known"] < rule["lexical_known"]
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str,
@@ -280,7 +260,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             ev.update(semantic=complete, sem_top=sem_top, sem_z=(sem_top - mean) / sd,
                       agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
-            topic = R.topic_words(q["content"])
+            topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
             if idf is not None and all(w in idf for w in topic):
                 weights = {w: idf[w] for w in dict.fromkeys(topic)}  # idf_weights' order
             else:
@@ -289,7 +269,6 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             total = sum(idf for idf, _ in weights.values())
             if total:
                 ev["known"] = sum(idf for idf, df in weights.values() if df) / total
-                ev["known_cal"] = R.read_known_calibration(conn)  # (mean, sd) or None
                 # words in first-seen order, not a set's: a set's order follows the process's hash
                 # seed, and so did the last bits of this sum (compared with cover_min by >=)
                 ev["cover"] = max((sum(weights[w][0] for w in dict.fromkeys(h[2]) if w in weights) / total
