@@ -42,17 +42,25 @@ SETS = {
     "quickadd-docs": ("chhoumann+quickadd", "914fcb32b899fc65fcfa149177b05d3acfa7c6da",
                       ["docs/src/content/docs/docs"], "docs/src/content/docs/docs/", "empty"),
     "dwarves-brain": ("dwarvesf+brain", "530e3502fa3eda67f50c88bc83752422b6d13f82", [], False, "empty"),
+    # session 8 dev sets (s8-devsets): small personal vaults
+    "dvogt23-notes": ("dvogt23+notes", "7441a46323c50b194434f35759d1672d875d569a", ["Notes"], True, "empty"),
+    "ajhalili-garden": ("ajhalili2006+digital-garden", "cd4b4c5ad095dddef7b3355a9cba729acc1464f3", [], False, "empty"),
 }
 DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore"),
         "dnd-srd": ("README.md", "Changelog.md", ".gitignore"),
         "18f-handbook": ("404.html", "index.html", "redirect.html", "sitemap.xml.njk"),
         "dwarves-brain": ("README.md", "LICENSE", "package.json", "publish.js", "yarn.lock", ".gitignore", ".gitmodules",
-                          ".prettierignore", ".prettierrc")}  # repository files that are no notes of the vault (18f: site templates)
+                          ".prettierignore", ".prettierrc"),
+        "ajhalili-garden": (".gitattributes", ".gitignore", ".gitpod.yml", ".markdownlint.yaml", ".wakatime-project",
+                            "AUHTORS", "CONTRIBUTORS", "LICENSE")}  # repository files that are no notes of the vault (18f: site templates)
 # folders left out: the dnd-srd "(Alt)" folders repeat its per-entity notes as one page per letter
 DROP_FOLDERS = {"dnd-srd": (".github/", "Monsters (Alt)/", "Spells (Alt)/", "Treasure (Alt)/"),
-                "dwarves-brain": (".github/", ".devcontainer/", ".husky/", "_scripts/", "_templates/")}
+                "dwarves-brain": (".github/", ".devcontainer/", ".husky/", "_scripts/", "_templates/"),
+                "ajhalili-garden": (".vscode/", "scripts/")}
 # where the licence is when it is in no LICENSE file (SRD 5.1, CC-BY-4.0, as Legal.md states)
-LICENCE_FILES = {"dnd-srd": ("Legal.md",)}
+# (dvogt23-notes: MIT, stated under "License" in the repository's README.md, which has no LICENSE file;
+# ajhalili-garden: the CC-BY-SA-4.0 legal code in LICENSE, not the one-line LICENSE.md note)
+LICENCE_FILES = {"dnd-srd": ("Legal.md",), "dvogt23-notes": ("README.md",), "ajhalili-garden": ("LICENSE",)}
 
 
 def git_dir(mirror: Path) -> Path:

@@ -100,7 +100,8 @@ def test_duplicate_pairs_point_at_existing_notes(name):
 @pytest.mark.parametrize("name", ["prompts-fixture.yaml", "prompts-dendron.yaml", "capture-test.yaml", "capture-test-2.yaml",
                                   "prompts-sourcegraph-handbook.yaml", "prompts-dnd-srd.yaml",
                                   "prompts-quickadd-docs.yaml", "prompts-dwarves-brain.yaml",
-                                  "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml"])
+                                  "../dev/prompts-silverbullet.yaml", "../dev/prompts-logseq.yaml",
+                                  "../dev/prompts-dvogt23-notes.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
     vault = (ROOT / data["vault"]).resolve()
@@ -134,7 +135,8 @@ def test_prompt_sets_cover_issue_13_minimums():
 # ---------------- development sets (bench/dev/): constants may be set on these ----------------
 
 # Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
-DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq")]
+# (dvogt23-notes and ajhalili-garden: session 8 dev sets on small personal vaults, s8-devsets)
+DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq", "dvogt23-notes", "ajhalili-garden")]
 
 
 def _evaldata_vault(name: str) -> Path:
