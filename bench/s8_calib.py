@@ -1,31 +1,105 @@
-"""Session 8 (s8-calib): the vault's cosine calibration from another pseudo-question source.
+"""Session 8 (s8-calib): the vault's cosine calibration measured from other pseudo-questions.
 
     python bench/s8_calib.py SOURCE VAULT CACHE_DIR
 
-Sets semantic.CALIBRATION_SOURCE to SOURCE (titles | summary | middle | robust) and runs the product's
-embed pass on CACHE_DIR (a COPY of a seed cache: it is written): nothing is pending, so only
-`_needs_calibration` -> `calibrate` runs, storing that source's calibration in the index meta. Then
-`memory-plugin --vault VAULT --cache-dir CACHE_DIR eval QUESTIONS --json` reads it. See
-bench/eval/PROTOCOL.md, session 8 s8-calib.
+SOURCE is one of SOURCES below. Runs the product's embed pass (semantic.embed_pending) on CACHE_DIR, a
+COPY of an embedded seed cache (it is written), with semantic.calibrate replaced by `calibrate` here
+and the calibration forced (nothing is pending, so only the calibration runs); the result is stored
+in the index meta as the product stores it, and `memory-plugin --vault VAULT --cache-dir CACHE_DIR
+eval QUESTIONS --json` then reads it. No variant was accepted (bench/eval/PROTOCOL.md, session 8
+s8-calib), so the product keeps main's calibration (titles, mean and sd); SOURCE "titles" here
+reproduces it exactly (same floats on the dev caches).
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from memory_plugin import semantic  # noqa: E402
-from memory_plugin.config import load_config  # noqa: E402
-from memory_plugin.index import open_index  # noqa: E402
+from memory_plugin.chunks import _clean  # noqa: E402
+
+# What each pseudo-question is, and how the best cosines are summarised (PROTOCOL, s8-calib):
+# "titles": the note's title, mean and sd (main). "summary" (V1): the first WORDS words of the
+# note's indexed summary. "middle" (V2): the WORDS words of its body centred on the body's middle
+# word (templates and boilerplate sit at a note's top). "robust" (V3): titles, median and MAD x MAD_SD.
+SOURCES = ("titles", "summary", "middle", "robust")
+WORDS = 25        # words of a content pseudo-question: about a typed question's length
+MIN_WORDS = 5     # a note with less text than this (a stub: "TBD", "go <url>") is not asked
+MAD_SD = 1.4826   # MAD to sd of a normal distribution (robust scale)
+
+
+def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
+    """(path, text) of each note's pseudo-question, in main's sample order (sha1 of the path), at most
+    semantic.CALIBRATION_TITLES; notes without enough text for it are left out."""
+    rows = conn.execute("SELECT n.path, COALESCE(NULLIF(n.display_title, ''), n.title), COALESCE(n.summary, ''),"
+                        " COALESCE(f.body, '') FROM notes n JOIN fts f ON f.rowid = n.id"
+                        " WHERE n.private = 0 AND n.skipped = 0").fetchall()
+    rows = sorted((r for r in rows if r[0] in have),
+                  key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
+    out = []
+    for path, title, summary, body in rows:
+        if source in ("titles", "robust"):
+            text = title
+        else:
+            words = _clean(summary if source == "summary" else body).split()
+            if len(words) < MIN_WORDS:
+                continue
+            if source == "summary":
+                words = words[:WORDS]
+            else:
+                start = max(0, len(words) // 2 - WORDS // 2)
+                words = words[start:start + WORDS]
+            text = " ".join(words)
+        if text:
+            out.append((path, text))
+        if len(out) >= semantic.CALIBRATION_TITLES:
+            break
+    return out
+
+
+def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
+    """semantic.calibrate with the pseudo-questions and summary of `source` -> the stored calibration."""
+    import numpy as np
+
+    dim = int(semantic._get_meta(conn, "embedding_dim") or 0)
+    paths, _, mat = semantic._matrix(conn, dim) if dim else ([], [], None)
+    paths = np.array(paths)
+    have = set(paths.tolist())
+    asked = pseudo_questions(conn, have, source) if len(have) >= semantic.CALIBRATION_MIN else []
+    best = []
+    if len(asked) >= 2:
+        vecs = np.asarray(encode([t for _, t in asked]), dtype=np.float32)
+        for (path, _), v in zip(asked, vecs):
+            scores = mat @ v
+            scores[paths == path] = -1.0
+            best.append(float(scores.max()))
+    cal = {"notes": len(have), "n": len(best), "model": mid, "source": source}
+    if len(best) >= 2:
+        if source == "robust":
+            med = float(np.median(best))
+            cal.update(mean=med, sd=max(float(np.median(np.abs(np.array(best) - med))) * MAD_SD, 1e-3))
+        else:
+            cal.update(mean=float(np.mean(best)), sd=max(float(np.std(best)), 1e-3))
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('cosine_calibration', ?)", (json.dumps(cal),))
+    conn.execute("COMMIT")
+    return cal
 
 
 def main(argv: list[str]) -> int:
+    from memory_plugin.config import load_config
+    from memory_plugin.index import open_index
+
     source, vault, cache = argv
-    if source not in semantic.CALIBRATION_SOURCES:
-        raise SystemExit(f"source must be one of {semantic.CALIBRATION_SOURCES}")
-    semantic.CALIBRATION_SOURCE = source
+    if source not in SOURCES:
+        raise SystemExit(f"source must be one of {SOURCES}")
+    semantic.calibrate = lambda conn, encode, mid: calibrate(conn, encode, mid, source)
+    semantic._needs_calibration = lambda conn, mid: True
     cfg = load_config(vault=vault, cache_dir=cache)
     stats = semantic.embed_pending(cfg)
     conn = open_index(cfg)

@@ -310,17 +310,6 @@ CALIBRATION_TITLES = 200     # pseudo-questions per vault (deterministic sample:
 CALIBRATION_MIN = 10         # fewer embedded notes than this: the defaults below are used
 CALIBRATION_DEFAULT = (0.50, 0.125)  # mean, sd: the mean of bench/dev/til's and bench/dev/silverbullet's
 CALIBRATION_DRIFT = 0.1      # re-measured when the embedded notes changed by more than this share
-# What each pseudo-question is (bench/eval/PROTOCOL.md, session 8 s8-calib), and how the best cosines
-# are summarised. "titles": the note's title, mean and sd (the calibration sessions 2-8 set the
-# abstention on). "summary": the first CALIBRATION_WORDS words of the note's indexed summary.
-# "middle": the CALIBRATION_WORDS words of its body centred on the body's middle word (templates and
-# boilerplate sit at a note's top). "robust": titles, median and MAD x CALIBRATION_MAD_SD. The stored
-# calibration records its source; one measured from another source is measured again.
-CALIBRATION_SOURCE = "titles"
-CALIBRATION_SOURCES = ("titles", "summary", "middle", "robust")
-CALIBRATION_WORDS = 25       # words of a content pseudo-question: about a typed question's length
-CALIBRATION_MIN_WORDS = 5    # a note with less text than this (a stub: "TBD", "go <url>") is not asked
-CALIBRATION_MAD_SD = 1.4826  # MAD to sd of a normal distribution (robust scale)
 
 
 def _matrix(conn: sqlite3.Connection, dim: int):
@@ -367,70 +356,34 @@ def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
                      " AND n.hash = c.note_hash WHERE n.private = 0").fetchone()[0]
     if not isinstance(cal, dict) or cal.get("model") != mid:
         return n > 0
-    if cal.get("source", "titles") != CALIBRATION_SOURCE:  # measured another way (an older version)
-        return n > 0
     return abs(n - cal.get("notes", 0)) > CALIBRATION_DRIFT * max(cal.get("notes", 0), 1)
 
 
-def _pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
-    """(path, text) of each note's pseudo-question for `source`, in the sample's order (sha1 of the
-    path), at most CALIBRATION_TITLES; notes without enough text for it are left out."""
-    import hashlib
-
-    from .chunks import _clean
-
-    rows = conn.execute("SELECT n.path, COALESCE(NULLIF(n.display_title, ''), n.title), COALESCE(n.summary, ''),"
-                        " COALESCE(f.body, '') FROM notes n JOIN fts f ON f.rowid = n.id"
-                        " WHERE n.private = 0 AND n.skipped = 0").fetchall()
-    rows = sorted((r for r in rows if r[0] in have),
-                  key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
-    out = []
-    for path, title, summary, body in rows:
-        if source in ("titles", "robust"):
-            text = title
-        else:
-            words = _clean(summary if source == "summary" else body).split()
-            if len(words) < CALIBRATION_MIN_WORDS:
-                continue
-            if source == "summary":
-                words = words[:CALIBRATION_WORDS]
-            else:
-                start = max(0, len(words) // 2 - CALIBRATION_WORDS // 2)
-                words = words[start:start + CALIBRATION_WORDS]
-            text = " ".join(words)
-        if text:
-            out.append((path, text))
-        if len(out) >= CALIBRATION_TITLES:
-            break
-    return out
-
-
 def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
-    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model, source}."""
+    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model}."""
+    import hashlib
     import json
 
     import numpy as np
 
-    source = CALIBRATION_SOURCE
     dim = int(_get_meta(conn, "embedding_dim") or 0)
     paths, _, mat = _matrix(conn, dim) if dim else ([], [], None)
     paths = np.array(paths)
+    titles = conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"
+                          " WHERE private = 0 AND skipped = 0").fetchall()
     have = set(paths.tolist())
-    asked = _pseudo_questions(conn, have, source) if len(have) >= CALIBRATION_MIN else []
+    titles = sorted((t for t in titles if t[0] in have and t[1]),
+                    key=lambda t: hashlib.sha1(t[0].encode("utf-8", "surrogatepass")).hexdigest())[:CALIBRATION_TITLES]
     best = []
-    if len(asked) >= 2:
-        vecs = np.asarray(encode([t for _, t in asked]), dtype=np.float32)
-        for (path, _), v in zip(asked, vecs):
+    if len(have) >= CALIBRATION_MIN and len(titles) >= 2:
+        vecs = np.asarray(encode([t for _, t in titles]), dtype=np.float32)
+        for (path, _), v in zip(titles, vecs):
             scores = mat @ v
             scores[paths == path] = -1.0
             best.append(float(scores.max()))
-    cal = {"notes": len(have), "n": len(best), "model": mid, "source": source}
+    cal = {"notes": len(have), "n": len(best), "model": mid}
     if len(best) >= 2:
-        if source == "robust":
-            med = float(np.median(best))
-            cal.update(mean=med, sd=max(float(np.median(np.abs(np.array(best) - med))) * CALIBRATION_MAD_SD, 1e-3))
-        else:
-            cal.update(mean=float(np.mean(best)), sd=max(float(np.std(best)), 1e-3))
+        cal.update(mean=float(np.mean(best)), sd=max(float(np.std(best)), 1e-3))
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('cosine_calibration', ?)", (json.dumps(cal),))
     conn.execute("COMMIT")
