@@ -1,0 +1,67 @@
+"""Session 8 (s8-calib) experiment, bench/s8_calib.py: the vault's cosine calibration from other
+pseudo-questions. Not product code (no variant accepted, bench/eval/PROTOCOL.md), but its "titles"
+source must be semantic.calibrate exactly, and its content pseudo-questions must be what the protocol
+says (25 words from the summary's start or the body's middle; stubs not asked)."""
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memory_plugin import semantic
+from memory_plugin.config import load_config
+from memory_plugin.index import open_index
+
+from conftest import run_cli
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+import s8_calib as C  # noqa: E402
+
+
+def fake_encode(texts):
+    """A deterministic stand-in for the model: a unit vector from the text's hash."""
+    out = []
+    for t in texts:
+        rng = np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16))
+        v = rng.normal(size=8).astype(np.float32)
+        out.append(v / np.linalg.norm(v))
+    return np.array(out)
+
+
+@pytest.fixture
+def conn(tmp_path):
+    vault = tmp_path / "v"
+    vault.mkdir()
+    for i in range(14):
+        body = " ".join(f"w{i}_{k}" for k in range(60))
+        (vault / f"2023-08-{i + 10:02d}.md").write_text(f"Previously on yesterday, a template line.\n\n{body}\n")
+    (vault / "stub.md").write_text("TBD\n")
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    c = open_index(load_config(vault=vault))
+    paths = [p for p, _ in semantic.pending(c)]
+    semantic._embed_batch(c, semantic.pending_rows(c, paths), "fake", fake_encode, {"embedded": 0, "reused": 0})
+    yield c
+    c.close()
+
+
+def test_titles_is_the_products_calibration(conn):
+    ours = C.calibrate(conn, fake_encode, "fake", "titles")
+    main = semantic.calibrate(conn, fake_encode, "fake")
+    assert ours["n"] == main["n"] == 15 and ours["mean"] == main["mean"] and ours["sd"] == main["sd"]
+    assert json.loads(semantic._get_meta(conn, "cosine_calibration")) == main
+
+
+def test_content_pseudo_questions(conn):
+    have = {r[0] for r in conn.execute("SELECT path FROM chunks")}
+    mid = dict(C.pseudo_questions(conn, have, "middle"))
+    assert "stub.md" not in mid and len(mid) == 14  # fewer than MIN_WORDS words: not asked
+    q = mid["2023-08-10.md"].split()
+    assert len(q) == C.WORDS and "template" not in q and q[0] == "w0_15"  # 6 + 60 words: centred on word 33, from word 21
+    summ = dict(C.pseudo_questions(conn, have, "summary"))
+    assert all(len(t.split()) <= C.WORDS for t in summ.values()) and "stub.md" not in summ
+    rob = C.calibrate(conn, fake_encode, "fake", "robust")
+    assert rob["source"] == "robust" and rob["n"] == 15 and rob["sd"] > 0
