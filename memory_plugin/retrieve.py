@@ -146,12 +146,15 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
 
     like = [w for w in content if len(w) >= 2][:12]
     if like:
+        # Candidates: notes whose title or an alias has a word that starts with one of the question's
+        # words (FTS5 prefix terms over the index's title and alias columns; the check below decides).
+        # These are the notes a scan of every title and alias with LIKE '%word%' found (as this did
+        # until session 8: 30 ms at 10,000 notes, against 3), less those where the word only sits
+        # inside another ("upstate"): on every question of every eval set, the same names found.
         rows = conn.execute(
-            "SELECT path, title, display_title, aliases FROM notes WHERE private = 0 AND skipped = 0 AND ("
-            # no lower(): LIKE already ignores ASCII case and, like SQLite's lower(), no other case,
-            # so the rows are the same; lower() made this scan 5x slower (a string per cell)
-            + " OR ".join(["title LIKE ? OR display_title LIKE ? OR aliases LIKE ?"] * len(like))
-            + ") LIMIT 400", [f"%{w}%" for w in like for _ in range(3)]).fetchall()
+            "SELECT n.path, n.title, n.display_title, n.aliases FROM fts JOIN notes n ON n.id = fts.rowid"
+            " WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY fts.rowid LIMIT 400",
+            ["{title aliases}: (" + " OR ".join(f'"{w}"*' for w in like) + ")"]).fetchall()
         for path, title, dtitle, aliases in rows:
             for kind, name in [("title", title), ("title", dtitle)] + [("alias", a) for a in json.loads(aliases or "[]")]:
                 nw = T.words(name)
