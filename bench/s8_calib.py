@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import sys
 from pathlib import Path
@@ -27,10 +28,20 @@ from memory_plugin.chunks import _clean  # noqa: E402
 # "titles": the note's title, mean and sd (main). "summary" (V1): the first WORDS words of the
 # note's indexed summary. "middle" (V2): the WORDS words of its body centred on the body's middle
 # word (templates and boilerplate sit at a note's top). "robust" (V3): titles, median and MAD x MAD_SD.
-SOURCES = ("titles", "summary", "middle", "robust")
+# s8-calib2: "shape" (V1): titles, and each title's best cosine leaves out the notes whose title has
+# the same shape (digit runs -> "0", letter runs -> "a"). "shape-common" (V2): "shape", and a sampled
+# title whose shape more than SHAPE_COMMON of the sampled titles share is not asked.
+SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common")
+SHAPE_COMMON = 0.20  # V2: a shape held by more than this share of the sampled titles is not question-like
 WORDS = 25        # words of a content pseudo-question: about a typed question's length
 MIN_WORDS = 5     # a note with less text than this (a stub: "TBD", "go <url>") is not asked
 MAD_SD = 1.4826   # MAD to sd of a normal distribution (robust scale)
+
+
+def shape(title: str) -> str:
+    """Every digit run -> "0", then every letter run -> "a", other characters kept (s8-calib2):
+    "2023-08-01" -> "0-0-0", "Sep 14th, 2020" -> "a 0a, 0"."""
+    return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "0", title or ""))
 
 
 def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
@@ -43,7 +54,7 @@ def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[t
                   key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
     out = []
     for path, title, summary, body in rows:
-        if source in ("titles", "robust"):
+        if source in ("titles", "robust", "shape", "shape-common"):
             text = title
         else:
             words = _clean(summary if source == "summary" else body).split()
@@ -71,12 +82,26 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
     paths = np.array(paths)
     have = set(paths.tolist())
     asked = pseudo_questions(conn, have, source) if len(have) >= semantic.CALIBRATION_MIN else []
+    if source.startswith("shape"):
+        titles = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
+        row_shape = np.array([shape(titles.get(p) or "") for p in paths.tolist()])
+        if source == "shape-common" and asked:
+            counts: dict = {}
+            for _, t in asked:
+                counts[shape(t)] = counts.get(shape(t), 0) + 1
+            limit = SHAPE_COMMON * len(asked)
+            asked = [(p, t) for p, t in asked if counts[shape(t)] <= limit]
     best = []
     if len(asked) >= 2:
         vecs = np.asarray(encode([t for _, t in asked]), dtype=np.float32)
-        for (path, _), v in zip(asked, vecs):
+        for (path, title), v in zip(asked, vecs):
             scores = mat @ v
             scores[paths == path] = -1.0
+            if source.startswith("shape"):
+                out = (paths == path) | (row_shape == shape(title))
+                if out.all():
+                    continue  # no chunk of a different-shape note: this title is not asked
+                scores[out] = -1.0
             best.append(float(scores.max()))
     cal = {"notes": len(have), "n": len(best), "model": mid, "source": source}
     if len(best) >= 2:

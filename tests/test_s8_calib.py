@@ -65,3 +65,34 @@ def test_content_pseudo_questions(conn):
     assert all(len(t.split()) <= C.WORDS for t in summ.values()) and "stub.md" not in summ
     rob = C.calibrate(conn, fake_encode, "fake", "robust")
     assert rob["source"] == "robust" and rob["n"] == 15 and rob["sd"] > 0
+
+
+def test_shape():
+    assert C.shape("2023-08-01") == "0-0-0"
+    assert C.shape("Sep 14th, 2020") == "a 0a, 0"
+    assert C.shape("Run A Basic PostgreSQL Server") == "a a a a a"
+    assert C.shape("snake_case v2.1") == "a_a a0.0"
+    assert C.shape("Ελληνικά notes") == "a a" and C.shape("") == ""
+
+
+def test_shape_sources_leave_out_same_shape(conn):
+    # 14 date titles ("0-0-0") and one stub ("a"): a date title is compared with the stub only, the
+    # stub with every date note; the mean is exactly that
+    rows = conn.execute("SELECT path, vec FROM chunks").fetchall()
+    vec = {}
+    for p, v in rows:
+        vec.setdefault(p, []).append(np.frombuffer(v, dtype=np.float32))
+    title = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
+    assert C.shape(title["2023-08-10.md"]) == "0-0-0" and C.shape(title["stub.md"]) == "a"
+    best = []
+    for p in vec:
+        q = fake_encode([title[p]])[0]
+        others = [v for o in vec if o != p and C.shape(title[o]) != C.shape(title[p]) for v in vec[o]]
+        best.append(max(float(v @ q) for v in others))
+    v1 = C.calibrate(conn, fake_encode, "fake", "shape")
+    assert v1["source"] == "shape" and v1["n"] == 15
+    assert v1["mean"] == pytest.approx(np.mean(best), abs=1e-6) and v1["sd"] == pytest.approx(np.std(best), abs=1e-6)
+    assert v1["mean"] != pytest.approx(C.calibrate(conn, fake_encode, "fake", "titles")["mean"], abs=1e-6)
+    # shape-common: "0-0-0" is 14 of 15 sampled titles (> 0.20), so one title is left to ask: fewer than 2 -> nothing measured, the defaults
+    v2 = C.calibrate(conn, fake_encode, "fake", "shape-common")
+    assert v2["n"] == 0 and "mean" not in v2
