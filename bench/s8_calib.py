@@ -31,7 +31,9 @@ from memory_plugin.chunks import _clean  # noqa: E402
 # s8-calib2: "shape" (V1): titles, and each title's best cosine leaves out the notes whose title has
 # the same shape (digit runs -> "0", letter runs -> "a"). "shape-common" (V2): "shape", and a sampled
 # title whose shape more than SHAPE_COMMON of the sampled titles share is not asked.
-SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common")
+# s8-calib3: "date-shape" (V1): as "shape" with date_shape (case-folded; month names -> "M", digit
+# runs -> "0", nothing else folded), so only date-like and identical titles group.
+SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common", "date-shape")
 SHAPE_COMMON = 0.20  # V2: a shape held by more than this share of the sampled titles is not question-like
 WORDS = 25        # words of a content pseudo-question: about a typed question's length
 MIN_WORDS = 5     # a note with less text than this (a stub: "TBD", "go <url>") is not asked
@@ -44,6 +46,17 @@ def shape(title: str) -> str:
     return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "0", title or ""))
 
 
+MONTHS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
+                    r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b", re.IGNORECASE)
+
+
+def date_shape(title: str) -> str:
+    """s8-calib3: the title case-folded, every English month name or its three-letter abbreviation (and
+    "Sept"; whole words) -> "M", then every digit run -> "0"; other characters kept:
+    "2023-08-01" -> "0-0-0", "Sep 14th, 2020" -> "M 0th, 0", "Context" -> "context"."""
+    return re.sub(r"\d+", "0", MONTHS.sub("M", (title or "").casefold()))
+
+
 def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
     """(path, text) of each note's pseudo-question, in main's sample order (sha1 of the path), at most
     semantic.CALIBRATION_TITLES; notes without enough text for it are left out."""
@@ -54,7 +67,7 @@ def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[t
                   key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
     out = []
     for path, title, summary, body in rows:
-        if source in ("titles", "robust", "shape", "shape-common"):
+        if source in ("titles", "robust", "shape", "shape-common", "date-shape"):
             text = title
         else:
             words = _clean(summary if source == "summary" else body).split()
@@ -82,9 +95,11 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
     paths = np.array(paths)
     have = set(paths.tolist())
     asked = pseudo_questions(conn, have, source) if len(have) >= semantic.CALIBRATION_MIN else []
-    if source.startswith("shape"):
+    grouped = source.startswith("shape") or source == "date-shape"
+    shape_of = date_shape if source == "date-shape" else shape
+    if grouped:
         titles = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
-        row_shape = np.array([shape(titles.get(p) or "") for p in paths.tolist()])
+        row_shape = np.array([shape_of(titles.get(p) or "") for p in paths.tolist()])
         if source == "shape-common" and asked:
             counts: dict = {}
             for _, t in asked:
@@ -97,8 +112,8 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
         for (path, title), v in zip(asked, vecs):
             scores = mat @ v
             scores[paths == path] = -1.0
-            if source.startswith("shape"):
-                out = (paths == path) | (row_shape == shape(title))
+            if grouped:
+                out = (paths == path) | (row_shape == shape_of(title))
                 if out.all():
                     continue  # no chunk of a different-shape note: this title is not asked
                 scores[out] = -1.0

@@ -96,3 +96,61 @@ def test_shape_sources_leave_out_same_shape(conn):
     # shape-common: "0-0-0" is 14 of 15 sampled titles (> 0.20), so one title is left to ask: fewer than 2 -> nothing measured, the defaults
     v2 = C.calibrate(conn, fake_encode, "fake", "shape-common")
     assert v2["n"] == 0 and "mean" not in v2
+
+
+def test_date_shape():
+    # s8-calib3: only digit runs and month names fold; other words are kept (case-folded)
+    assert C.date_shape("2023-08-01") == "0-0-0"
+    assert C.date_shape("Sep 14th, 2020") == "M 0th, 0" and C.date_shape("Oct 1st, 2020") == "M 0st, 0"
+    assert C.date_shape("Sept 3") == C.date_shape("december 25") == "M 0"
+    assert C.date_shape("Context") == C.date_shape("context") == "context"
+    assert C.date_shape("Python") == "python" and C.date_shape("Run A Basic PostgreSQL Server") == "run a basic postgresql server"
+    assert C.date_shape("Marching orders") == "marching orders"  # whole words only
+    assert C.date_shape("") == ""
+
+
+def _direct(conn, shape_of):
+    rows = conn.execute("SELECT path, vec FROM chunks").fetchall()
+    vec = {}
+    for p, v in rows:
+        vec.setdefault(p, []).append(np.frombuffer(v, dtype=np.float32))
+    title = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
+    best = []
+    for p in sorted(vec, key=lambda p: hashlib.sha1(p.encode()).hexdigest()):
+        others = [v for o in vec if o != p and shape_of(title[o]) != shape_of(title[p]) for v in vec[o]]
+        if others:
+            q = fake_encode([title[p]])[0]
+            best.append(max(float(v @ q) for v in others))
+    return best
+
+
+def test_date_shape_source_leaves_out_dates(conn):
+    best = _direct(conn, C.date_shape)
+    v = C.calibrate(conn, fake_encode, "fake", "date-shape")
+    assert v["source"] == "date-shape" and v["n"] == len(best) == 15
+    assert v["mean"] == pytest.approx(np.mean(best), abs=1e-6) and v["sd"] == pytest.approx(np.std(best), abs=1e-6)
+
+
+def test_date_shape_source_identical_titles(tmp_path):
+    # three notes titled "Context" leave each other out; topic titles keep their neighbours
+    vault = tmp_path / "v"
+    for d in ("a", "b", "c"):
+        (vault / d).mkdir(parents=True)
+        (vault / d / "Context.md").write_text(f"# Context\n\nthe context of {d}\n")
+    for i in range(10):
+        (vault / f"topic{i}.md").write_text(f"# Topic number {i}\n\ntext {i}\n")
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    c = open_index(load_config(vault=vault))
+    try:
+        paths = [p for p, _ in semantic.pending(c)]
+        semantic._embed_batch(c, semantic.pending_rows(c, paths), "fake", fake_encode, {"embedded": 0, "reused": 0})
+        best = _direct(c, C.date_shape)
+        v = C.calibrate(c, fake_encode, "fake", "date-shape")
+        t = C.calibrate(c, fake_encode, "fake", "titles")
+        assert v["n"] == len(best) == 13 and v["mean"] == pytest.approx(np.mean(best), abs=1e-6)
+        # "Context" is encoded identically for all three, and their chunks resemble each other: the
+        # titles calibration may use a sibling "Context"; the date-shape one may not, so it differs
+        assert v["mean"] != pytest.approx(t["mean"], abs=1e-9)
+    finally:
+        c.close()
