@@ -15,6 +15,8 @@ from common import EXE, ROOT, machine, publish
 SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
         ("bench/eval/prompts-sourcegraph-handbook.yaml", "blind (session 6), reported; vault under /work/evaldata"),
         ("bench/eval/prompts-dnd-srd.yaml", "blind (session 6), reported; vault under /work/evaldata"),
+        ("bench/eval/prompts-quickadd-docs.yaml", "blind (session 8), reported; vault under /work/evaldata"),
+        ("bench/eval/prompts-dwarves-brain.yaml", "blind (session 8), reported; vault under /work/evaldata"),
         ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
         ("bench/eval/capture-test-2.yaml", "second blind test set for capture (session 4), reported"),
         ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
@@ -28,7 +30,8 @@ SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/pro
         ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)"),
         ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it"),
         ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
-        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it (vault under /work/evaldata)")]
+        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
+        ("bench/dev/prompts-dvogt23-notes.yaml", "dev (session 8, written blind; nothing set on it yet; vault under /work/evaldata)")]
 ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("precision", "precision of injected items (≥ 0.85)"),
         ("answered_by_hook", "answerable prompts given an expected note (≥ 0.6)"),
