@@ -21,18 +21,8 @@ sys.path.insert(0, str(BENCH))
 import s8_calib as C  # noqa: E402
 
 
-def fake_encode(texts):
-    """A deterministic stand-in for the model: a unit vector from the text's hash."""
-    out = []
-    for t in texts:
-        rng = np.random.default_rng(int(hashlib.sha1(t.encode()).hexdigest()[:8], 16))
-        v = rng.normal(size=8).astype(np.float32)
-        out.append(v / np.linalg.norm(v))
-    return np.array(out)
-
-
 @pytest.fixture
-def conn(tmp_path):
+def conn(tmp_path, real_encoder):
     vault = tmp_path / "v"
     vault.mkdir()
     for i in range(14):
@@ -43,19 +33,19 @@ def conn(tmp_path):
     assert r.returncode == 0, r.stderr
     c = open_index(load_config(vault=vault))
     paths = [p for p, _ in semantic.pending(c)]
-    semantic._embed_batch(c, semantic.pending_rows(c, paths), "fake", fake_encode, {"embedded": 0, "reused": 0})
+    semantic._embed_batch(c, semantic.pending_rows(c, paths), "minilm-test", real_encoder, {"embedded": 0, "reused": 0})
     yield c
     c.close()
 
 
-def test_titles_is_the_products_calibration(conn):
-    ours = C.calibrate(conn, fake_encode, "fake", "titles")
-    main = semantic.calibrate(conn, fake_encode, "fake")
+def test_titles_is_the_products_calibration(conn, real_encoder):
+    ours = C.calibrate(conn, real_encoder, "minilm-test", "titles")
+    main = semantic.calibrate(conn, real_encoder, "minilm-test")
     assert ours["n"] == main["n"] == 15 and ours["mean"] == main["mean"] and ours["sd"] == main["sd"]
     assert json.loads(semantic._get_meta(conn, "cosine_calibration")) == main
 
 
-def test_content_pseudo_questions(conn):
+def test_content_pseudo_questions(conn, real_encoder):
     have = {r[0] for r in conn.execute("SELECT path FROM chunks")}
     mid = dict(C.pseudo_questions(conn, have, "middle"))
     assert "stub.md" not in mid and len(mid) == 14  # fewer than MIN_WORDS words: not asked
@@ -63,7 +53,7 @@ def test_content_pseudo_questions(conn):
     assert len(q) == C.WORDS and "template" not in q and q[0] == "w0_15"  # 6 + 60 words: centred on word 33, from word 21
     summ = dict(C.pseudo_questions(conn, have, "summary"))
     assert all(len(t.split()) <= C.WORDS for t in summ.values()) and "stub.md" not in summ
-    rob = C.calibrate(conn, fake_encode, "fake", "robust")
+    rob = C.calibrate(conn, real_encoder, "minilm-test", "robust")
     assert rob["source"] == "robust" and rob["n"] == 15 and rob["sd"] > 0
 
 
@@ -75,7 +65,7 @@ def test_shape():
     assert C.shape("Ελληνικά notes") == "a a" and C.shape("") == ""
 
 
-def test_shape_sources_leave_out_same_shape(conn):
+def test_shape_sources_leave_out_same_shape(conn, real_encoder):
     # 14 date titles ("0-0-0") and one stub ("a"): a date title is compared with the stub only, the
     # stub with every date note; the mean is exactly that
     rows = conn.execute("SELECT path, vec FROM chunks").fetchall()
@@ -86,15 +76,15 @@ def test_shape_sources_leave_out_same_shape(conn):
     assert C.shape(title["2023-08-10.md"]) == "0-0-0" and C.shape(title["stub.md"]) == "a"
     best = []
     for p in vec:
-        q = fake_encode([title[p]])[0]
+        q = real_encoder([title[p]])[0]
         others = [v for o in vec if o != p and C.shape(title[o]) != C.shape(title[p]) for v in vec[o]]
         best.append(max(float(v @ q) for v in others))
-    v1 = C.calibrate(conn, fake_encode, "fake", "shape")
+    v1 = C.calibrate(conn, real_encoder, "minilm-test", "shape")
     assert v1["source"] == "shape" and v1["n"] == 15
     assert v1["mean"] == pytest.approx(np.mean(best), abs=1e-6) and v1["sd"] == pytest.approx(np.std(best), abs=1e-6)
-    assert v1["mean"] != pytest.approx(C.calibrate(conn, fake_encode, "fake", "titles")["mean"], abs=1e-6)
+    assert v1["mean"] != pytest.approx(C.calibrate(conn, real_encoder, "minilm-test", "titles")["mean"], abs=1e-6)
     # shape-common: "0-0-0" is 14 of 15 sampled titles (> 0.20), so one title is left to ask: fewer than 2 -> nothing measured, the defaults
-    v2 = C.calibrate(conn, fake_encode, "fake", "shape-common")
+    v2 = C.calibrate(conn, real_encoder, "minilm-test", "shape-common")
     assert v2["n"] == 0 and "mean" not in v2
 
 
@@ -109,7 +99,7 @@ def test_date_shape():
     assert C.date_shape("") == ""
 
 
-def _direct(conn, shape_of):
+def _direct(conn, shape_of, encode):
     rows = conn.execute("SELECT path, vec FROM chunks").fetchall()
     vec = {}
     for p, v in rows:
@@ -119,19 +109,19 @@ def _direct(conn, shape_of):
     for p in sorted(vec, key=lambda p: hashlib.sha1(p.encode()).hexdigest()):
         others = [v for o in vec if o != p and shape_of(title[o]) != shape_of(title[p]) for v in vec[o]]
         if others:
-            q = fake_encode([title[p]])[0]
+            q = encode([title[p]])[0]
             best.append(max(float(v @ q) for v in others))
     return best
 
 
-def test_date_shape_source_leaves_out_dates(conn):
-    best = _direct(conn, C.date_shape)
-    v = C.calibrate(conn, fake_encode, "fake", "date-shape")
+def test_date_shape_source_leaves_out_dates(conn, real_encoder):
+    best = _direct(conn, C.date_shape, real_encoder)
+    v = C.calibrate(conn, real_encoder, "minilm-test", "date-shape")
     assert v["source"] == "date-shape" and v["n"] == len(best) == 15
     assert v["mean"] == pytest.approx(np.mean(best), abs=1e-6) and v["sd"] == pytest.approx(np.std(best), abs=1e-6)
 
 
-def test_date_shape_source_identical_titles(tmp_path):
+def test_date_shape_source_identical_titles(tmp_path, real_encoder):
     # three notes titled "Context" leave each other out; topic titles keep their neighbours
     vault = tmp_path / "v"
     for d in ("a", "b", "c"):
@@ -144,10 +134,10 @@ def test_date_shape_source_identical_titles(tmp_path):
     c = open_index(load_config(vault=vault))
     try:
         paths = [p for p, _ in semantic.pending(c)]
-        semantic._embed_batch(c, semantic.pending_rows(c, paths), "fake", fake_encode, {"embedded": 0, "reused": 0})
-        best = _direct(c, C.date_shape)
-        v = C.calibrate(c, fake_encode, "fake", "date-shape")
-        t = C.calibrate(c, fake_encode, "fake", "titles")
+        semantic._embed_batch(c, semantic.pending_rows(c, paths), "minilm-test", real_encoder, {"embedded": 0, "reused": 0})
+        best = _direct(c, C.date_shape, real_encoder)
+        v = C.calibrate(c, real_encoder, "minilm-test", "date-shape")
+        t = C.calibrate(c, real_encoder, "minilm-test", "titles")
         assert v["n"] == len(best) == 13 and v["mean"] == pytest.approx(np.mean(best), abs=1e-6)
         # "Context" is encoded identically for all three, and their chunks resemble each other: the
         # titles calibration may use a sibling "Context"; the date-shape one may not, so it differs
