@@ -97,10 +97,12 @@ def refresh(cfg: Config, force: bool = False) -> dict:
     """Write the outputs whose content changed (all of them when `force`). Returns what it did.
 
     In a big vault graph.json and the report are written by a second process while this one
-    writes graph.html and collects the brief (each opens its own connection, so none is carried
-    across the fork); in a very big one (PARALLEL_MAX_NOTES) one after the other. When `force`, the
-    content hash is the second process's too: nothing waits for it, and the two halves are then
-    about even (bench/RESULTS.md, Engine)."""
+    computes the content hash, writes graph.html and collects the brief (each opens its own
+    connection, so none is carried across the fork); in a very big one (PARALLEL_MAX_NOTES) one
+    after the other. This process reads hash, graph.html and brief in one snapshot of the index and
+    the second process its files in another: when a reindex came between them (their `changed_at`
+    differ), no hash is recorded, so the next sync rewrites everything instead of trusting a hash
+    that describes only some of the files."""
     from .graph import memo_degrees
     from .index import get_meta
 
@@ -109,29 +111,37 @@ def refresh(cfg: Config, force: bool = False) -> dict:
             n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
             seen = get_meta(conn, "changed_at")
         big = PARALLEL_MIN_NOTES <= n_notes <= PARALLEL_MAX_NOTES
-        graph_files = _start(cfg, big, None) if force else None
-        digest = None
+        # rebuilding a big vault: the second process starts at once and leaves the hash to this one
+        graph_files = _start(cfg, big, HASHED_HERE if big else None) if force else None
+        digest = at = None
         try:
-            skip = False
-            if not force:
-                with _index(cfg) as conn:
-                    digest = graph_hash(cfg, conn)
-                old = state(cfg)
-                skip = old.get("graph_hash") == digest and all_exist(cfg)
-            now = time.time()
-            if skip:
-                new = {**old, "skipped_at": now, "skipped": int(old.get("skipped", 0)) + 1}
-            else:
-                graph_files = graph_files or _start(cfg, big, digest)
-                new = {"written_at": now, "skipped_at": None, "skipped": 0}
             with _index(cfg) as conn:
-                if not skip:
-                    from . import view
-                    view.write_html(cfg, conn)
-                write_brief(cfg, conn)
+                conn.execute("BEGIN")  # one snapshot: the hash, graph.html and the brief agree
+                try:
+                    at = get_meta(conn, "changed_at")
+                    skip = False
+                    if not force or big:
+                        digest = graph_hash(cfg, conn)
+                    if not force:
+                        old = state(cfg)
+                        skip = old.get("graph_hash") == digest and all_exist(cfg)
+                    now = time.time()
+                    if skip:
+                        new = {**old, "skipped_at": now, "skipped": int(old.get("skipped", 0)) + 1}
+                    else:
+                        graph_files = graph_files or _start(cfg, big, digest)
+                        new = {"written_at": now, "skipped_at": None, "skipped": 0}
+                        from . import view
+                        view.write_html(cfg, conn)
+                    write_brief(cfg, conn)
+                finally:
+                    conn.execute("COMMIT")
         finally:
             if graph_files is not None:
-                digest = graph_files()  # waits for the second process; its error is raised here
+                files_digest, files_at = graph_files()  # waits for the second process; its error is raised here
+                digest = digest or files_digest
+                if files_at != at:  # a reindex between the two snapshots: no hash describes both
+                    digest = None
         # the index's change time they were made from: a reindex meanwhile leaves them stale
         atomic_write(cfg.path(STATE), json.dumps({"graph_hash": digest, **new, "changed_at": seen}))
     return {"graph": "unchanged: not rewritten" if skip else "written", "graph_hash": digest}
@@ -167,15 +177,24 @@ def _start(cfg: Config, parallel: bool, digest: str | None):
     return finish
 
 
-def write_graph_files(cfg: Config, digest: str | None = None) -> str:
-    """graph.json and GRAPH_REPORT.md (communities included) from the index; -> the content hash
-    of the graph they were made from (read in the same transaction), unless the caller has it."""
+HASHED_HERE = ""  # write_graph_files' `digest` when its caller computes the hash itself
+
+
+def write_graph_files(cfg: Config, digest: str | None = None) -> tuple[str | None, str | None]:
+    """graph.json and GRAPH_REPORT.md (communities included) from the index; -> (the content hash
+    of the graph they were made from, read in the same transaction, unless the caller has it or
+    computes it (HASHED_HERE: then None); the index's `changed_at` in that transaction)."""
     from . import graphdata, report
+    from .index import get_meta
 
     with _index(cfg) as conn:
         conn.execute("BEGIN")  # one snapshot: a reindex meanwhile cannot split hash and files
         try:
-            digest = digest or graph_hash(cfg, conn)
+            at = get_meta(conn, "changed_at")
+            if digest is None:
+                digest = graph_hash(cfg, conn)
+            elif digest == HASHED_HERE:
+                digest = None
             ng = graphdata.load(conn)
             comms = graphdata.communities(ng)
             graphdata.write_json(conn, ng, comms, cfg.path(GRAPH_JSON))
@@ -183,7 +202,7 @@ def write_graph_files(cfg: Config, digest: str | None = None) -> str:
             atomic_write(cfg.path(REPORT), report.render(cfg, conn, comms=comms))
         finally:
             conn.execute("COMMIT")
-    return digest
+    return digest, at
 
 
 def write_brief(cfg: Config, conn: sqlite3.Connection) -> None:

@@ -104,8 +104,8 @@ def test_sync_rewrites_graph_outputs_only_when_the_graph_changed(vault, cache_di
 
 def test_the_second_output_process_hashes_what_the_next_sync_compares(vault, cache_dir, monkeypatch):
     """With graph.json and the report written by a second process (a big vault's path, forced here
-    on the fixture), the forced rebuild's hash comes from that process: it equals the hash of the
-    index it wrote from, so a sync with nothing the graph shows changed skips the rewrite."""
+    on the fixture) while this one hashes the index, the forced rebuild's hash equals the hash of
+    the index both wrote from, so a sync with nothing the graph shows changed skips the rewrite."""
     from memory_plugin import outputs as O
 
     monkeypatch.setattr(O, "PARALLEL_MIN_NOTES", 1)
@@ -174,3 +174,32 @@ def test_commands_that_do_not_draw_the_graph_never_import_networkx(vault, cache_
     for args in DO_NOT_DRAW:
         assert "networkx" not in _imports(vault, args), args
     assert "networkx" in _imports(vault, ("path", "Python MOC", "Testing MOC"))  # the check can see it
+
+
+def test_a_reindex_between_the_two_snapshots_records_no_hash(vault, cache_dir, monkeypatch):
+    """graph.json and the report are read in one snapshot of the index, the hash, graph.html and
+    the brief in another; a note reindexed between the two leaves no hash behind (it would describe
+    only some of the files), so the next sync rewrites everything."""
+    from memory_plugin import outputs as O
+
+    cfg = load_config(vault=vault)
+    P.rebuild(cfg)
+    files = O.write_graph_files
+
+    def reindex_first(cfg_, digest=None):
+        with open(vault / MOC, "a", encoding="utf-8") as f:
+            f.write("\nSee [[Linked between the snapshots]].\n")
+        I.reindex(cfg_, [str(vault / MOC)])
+        return files(cfg_, digest)
+
+    monkeypatch.setattr(O, "write_graph_files", reindex_first)
+    assert O.refresh(cfg, force=True)["graph_hash"] is None
+    assert json.loads((cache_dir / "outputs.json").read_text())["graph_hash"] is None
+    monkeypatch.setattr(O, "write_graph_files", files)
+    assert P.sync(cfg)["outputs"]["graph"] == "written"  # not trusted: rewritten, and hashed again
+    conn = I.open_index(cfg)
+    try:
+        assert json.loads((cache_dir / "outputs.json").read_text())["graph_hash"] == O.graph_hash(cfg, conn)
+    finally:
+        conn.close()
+    assert "Linked between the snapshots" in (cache_dir / "graph.json").read_text(encoding="utf-8")
