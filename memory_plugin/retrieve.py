@@ -104,18 +104,22 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
         f"SELECT rowid, title, aliases, tags, summary, headings, body FROM fts WHERE rowid IN ({','.join('?' * len(ranked))})",
         [r[0] for r in ranked])}
     rx = {w: T.term_regex(w) for w in content}
+    whole: dict[str, T.Term] = {}
     out = []
     for rid, s in ranked:
         hay = texts.get(rid, "")
         matched = [w for w in content if rx[w].search(hay)]
-        why = "matched " + ", ".join(_found_as(w, rx[w], hay) for w in matched[:6]) if matched else ""
+        why = "matched " + ", ".join(_found_as(w, rx[w], hay, whole) for w in matched[:6]) if matched else ""
         out.append((ok[rid], s, matched, why))
     return out
 
 
-def _found_as(w: str, rx: T.Term, hay: str) -> str:
-    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing)."""
-    if T.word_term(w).search(hay):
+def _found_as(w: str, rx: T.Term, hay: str, whole: dict[str, T.Term]) -> str:
+    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing).
+    `whole`: the whole-word patterns made so far (one per word, not one per note)."""
+    if w not in whole:
+        whole[w] = T.word_term(w)
+    if whole[w].search(hay):
         return f"`{w}`"
     return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
 
@@ -156,7 +160,9 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
             " WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY fts.rowid LIMIT 400",
             ["{title aliases}: (" + " OR ".join(f'"{w}"*' for w in like) + ")"]).fetchall()
         for path, title, dtitle, aliases in rows:
-            for kind, name in [("title", title), ("title", dtitle)] + [("alias", a) for a in json.loads(aliases or "[]")]:
+            # a display title like the title adds nothing (add keeps the first of equal weights)
+            named = [("title", title)] + ([("title", dtitle)] if dtitle != title else [])
+            for kind, name in named + [("alias", a) for a in (json.loads(aliases) if aliases and aliases != "[]" else ())]:
                 nw = T.words(name)
                 useful = [w for w in nw if w not in T.STOPWORDS]
                 if useful and T.contains_seq(words, nw):

@@ -470,9 +470,31 @@ def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
     conn = index.open_index(cfg)
     try:
         idf, unique = prompt_hook.prompt_idf(conn, "run the tests")
-        assert not prompt_hook.specific(idf, idf, unique)
+        assert not prompt_hook.worth_retrieving(idf, unique)
         idf, unique = prompt_hook.prompt_idf(conn, KNOWN)
-        assert prompt_hook.specific(idf, idf, unique)
+        assert prompt_hook.worth_retrieving(idf, unique)
+        # words no note has are as rare as words get, and still no note can share them
+        absent = "what about the zorblatt quuxifier frobnicator"
+        idf, unique = prompt_hook.prompt_idf(conn, absent)
+        assert prompt_hook.specific(idf, idf, unique) and not prompt_hook.worth_retrieving(idf, unique)
+        assert prompt_hook.worth_retrieving(*prompt_hook.prompt_idf(conn, KNOWN + " zorblatt quuxifier"))
+    finally:
+        conn.close()
+
+
+def test_a_prompt_of_words_no_note_has_gets_nothing_and_runs_no_retrieval(vault_env, cache_dir, monkeypatch):
+    from memory_plugin import index, prompt_hook, query
+    from memory_plugin.config import load_config
+
+    cfg = load_config(vault=vault_env["MEMORY_PLUGIN_VAULT"], cache_dir=cache_dir)
+    conn = index.open_index(cfg)
+    asked, real = [], query.query
+    monkeypatch.setattr(query, "query", lambda *a, **kw: asked.append(a[2]) or real(*a, **kw))  # a spy: the real query runs
+    try:
+        assert prompt_hook.recall(cfg, conn, "what about the zorblatt quuxifier frobnicator", set(), 3) == []
+        assert asked == []
+        assert [i["path"] for i in prompt_hook.recall(cfg, conn, KNOWN, set(), 3)] == [KNOWN_NOTE]
+        assert asked == [KNOWN]
     finally:
         conn.close()
 

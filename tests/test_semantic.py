@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import FIXTURE_VAULT, run_cli
 from memory_plugin import index as I
@@ -460,3 +462,57 @@ def test_status_names_the_vectors_file_the_search_maps(tmp_path):
 
     cfg = load_config(vault=tmp_path, cache_dir=tmp_path / "cache")
     assert outputs.paths(cfg)["vectors"] == str(cfg.path(S.VECTORS_FILE))
+
+
+# ---------------------------------------------------------------- search order and the model's preload
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-3, 3), min_size=1, max_size=300), st.integers(1, 400))
+def test_best_first_is_the_head_of_a_stable_argsort(values, m):
+    scores = np.array(values, dtype=np.float32) / 4  # few distinct values: many ties
+    full = np.argsort(-scores, kind="stable")
+    head = S._best_first(scores, m)
+    assert len(head) >= min(m, len(scores))
+    assert np.array_equal(head, full[:len(head)])  # same rows, same order, ties in row order
+
+
+def test_search_takes_each_notes_best_chunk_beyond_the_sorted_head(sem_cfg, real_encoder, monkeypatch):
+    # a head of one row per note wanted is too short when notes have several chunks: the search
+    # then sorts every row, and the answer is the one a full sort gives
+    conn = I.open_index(sem_cfg)
+    try:
+        want = S.search(sem_cfg, conn, "meeting notes about the release", k=20)
+        monkeypatch.setattr(S, "SEARCH_ROWS_PER_NOTE", 1)
+        assert S.search(sem_cfg, conn, "meeting notes about the release", k=20) == want
+        monkeypatch.setattr(S, "SEARCH_ROWS_PER_NOTE", 10_000)
+        assert S.search(sem_cfg, conn, "meeting notes about the release", k=20) == want
+    finally:
+        conn.close()
+
+
+def test_preload_loads_the_model_once_in_a_thread(tmp_path, semantic_env, model_dir, monkeypatch):
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", str(model_dir))
+    monkeypatch.setattr(S, "_EMBEDDERS", {})
+    monkeypatch.setattr(S, "_PRELOADS", {})
+    cfg = _cfg(tmp_path, tmp_path / "c")
+    S.preload(cfg)
+    (thread,) = S._PRELOADS.values()
+    S.preload(cfg)  # already loading: no second thread
+    assert list(S._PRELOADS.values()) == [thread]
+    enc = S.embedder(cfg)
+    assert not thread.is_alive() and S._PRELOADS == {} and S.embedder(cfg) is enc
+    assert enc.encode(["hello world"])[0] @ enc.encode(["hello world"])[0] > 0.999
+
+
+def test_a_preload_that_fails_leaves_the_error_to_the_caller(tmp_path, semantic_env, model_dir, monkeypatch):
+    broken = _broken_model(tmp_path, model_dir, "garbage")
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", str(broken))
+    monkeypatch.setattr(S, "_EMBEDDERS", {})
+    monkeypatch.setattr(S, "_PRELOADS", {})
+    cfg = _cfg(tmp_path, tmp_path / "c")
+    S.preload(cfg)  # never raises
+    with pytest.raises(S.SemanticUnavailable, match="unusable"):
+        S.embedder(cfg)
+    monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")
+    S.preload(load_config(vault=tmp_path, cache_dir=tmp_path / "c"))  # semantic off: nothing starts
+    assert S._PRELOADS == {}
