@@ -31,7 +31,8 @@ def paths(cfg: Config) -> dict[str, str]:
         ("html", HTML), ("outputs_state", STATE), ("hooks_log", "hooks.log"),
         ("rebuild_stamp", "rebuild.stamp"), ("sync_stamp", "sync.stamp"),
         ("lock", "index.lock"), ("vault_lock", "vault.lock"), ("journal_queue", "journal-queue"),
-        ("vectors", "vectors.bin"))}  # semantic.VECTORS_FILE (a test holds the two equal)
+        ("vectors", "vectors.bin"), ("vectors_current", "vectors.current"))}
+    # semantic.VECTORS_FILE and CURRENT_FILE (a test holds them equal)
 
 
 def all_exist(cfg: Config) -> bool:

@@ -369,14 +369,51 @@ def _current(cfg, conn: sqlite3.Connection, dim: int):
         paths, rowids, mat = _matrix(conn, dim)
         return paths.__getitem__, rowids.__getitem__, len(set(paths)), len(paths), mat, None
     head, mat, rowids, pair_ix = got
-    now = dict(conn.execute("SELECT path, hash FROM notes WHERE private = 0"))
     pairs = head["pairs"]
-    ok = np.array([now.get(p) == h for p, h in pairs], dtype=bool)
+    ok = _current_pairs(cfg, conn, head["tag"], pairs)
     sel = np.flatnonzero(ok[pair_ix])
     pix, rid = pair_ix[sel], rowids[sel]
     # notes covered: the distinct pairs kept (a path has one current hash: one kept pair per note)
     covered = int(np.count_nonzero(np.bincount(pix, minlength=len(pairs)))) if len(pix) else 0
     return (lambda i: pairs[pix[i]][0]), (lambda i: int(rid[i])), covered, len(sel), mat, sel
+
+
+# Which of the vectors file's (path, note hash) pairs are a public note's current ones: reading every
+# note's hash again cost each search ~20 ms at 10k notes, so the answer is kept beside the vectors
+# file, stamped with its tag and the index's `changed_at`, which every write of a note's rows moves
+# (sync and the one-note reindex; a rebuild is a new generation, which the tag holds), as the outputs'
+# staleness check relies on too.
+CURRENT_FILE = "vectors.current"
+
+
+def _current_pairs(cfg, conn: sqlite3.Connection, tag: str, pairs: list) -> "np.ndarray":
+    import numpy as np
+
+    from .fsutil import atomic_write
+
+    try:
+        stamp, _, bits = cfg.path(CURRENT_FILE).read_bytes().partition(b"\n")
+        if len(bits) == len(pairs) and stamp == _current_stamp(conn, tag).encode("utf-8"):
+            return np.frombuffer(bits, dtype=bool)
+    except (OSError, ValueError):  # none yet, or unreadable: counted again below
+        pass
+    # the stamp in the same statement as the hashes: both from one snapshot of the index
+    rows = conn.execute("SELECT path, hash, (SELECT value FROM meta WHERE key = 'changed_at') FROM notes"
+                        " WHERE private = 0").fetchall()
+    now = {r[0]: r[1] for r in rows}
+    ok = np.array([now.get(p) == h for p, h in pairs], dtype=bool)
+    if rows and rows[0][2] is not None:
+        try:
+            atomic_write(cfg.path(CURRENT_FILE), f"{tag}|{rows[0][2]}".encode("utf-8") + b"\n" + ok.tobytes(),
+                         skip_unchanged=False)
+        except OSError:  # a cache dir we cannot write: counted again next time
+            pass
+    return ok
+
+
+def _current_stamp(conn: sqlite3.Connection, tag: str) -> str:
+    at = conn.execute("SELECT value FROM meta WHERE key = 'changed_at'").fetchone()
+    return f"{tag}|{at[0]}" if at and at[0] is not None else ""
 
 
 def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:

@@ -462,6 +462,29 @@ def test_status_names_the_vectors_file_the_search_maps(tmp_path):
 
     cfg = load_config(vault=tmp_path, cache_dir=tmp_path / "cache")
     assert outputs.paths(cfg)["vectors"] == str(cfg.path(S.VECTORS_FILE))
+    assert outputs.paths(cfg)["vectors_current"] == str(cfg.path(S.CURRENT_FILE))
+
+
+def test_which_rows_are_current_is_kept_until_a_note_changes(sem_cfg, real_encoder, monkeypatch):
+    question = "retried POST must not create two jobs"
+    S.embed_pending(sem_cfg, encode=real_encoder)
+    conn = I.open_index(sem_cfg)
+    kept = sem_cfg.path(S.CURRENT_FILE)
+    first = _same_hits(sem_cfg, conn, question, monkeypatch)
+    stamp, _, bits = kept.read_bytes().partition(b"\n")
+    assert stamp.decode() == S._current_stamp(conn, S._tag(conn)) and len(bits) == len(S.vectors(sem_cfg, conn)[0]["pairs"])
+    assert S.search(sem_cfg, conn, question, k=100) == S.search(sem_cfg, conn, question, k=100)
+    kept.write_bytes(stamp + b"\n" + bytes(len(bits)))  # the kept answer is what the search uses: "none current"
+    assert S.search(sem_cfg, conn, question, k=100) == []
+    kept.write_bytes(stamp + b"\n" + bits)
+    edited = sem_cfg.vault / "Concepts" / "Idempotency.md"
+    edited.write_text("# Idempotency\nCompletely different text about gardening tomatoes.\n", encoding="utf-8")
+    I.reindex(sem_cfg, ["Concepts/Idempotency.md"])  # PostToolUse's one-note reindex moves changed_at
+    hits = _same_hits(sem_cfg, conn, question, monkeypatch)
+    assert "Concepts/Idempotency.md" not in {h.path for h in hits}
+    assert [h.path for h in hits] == [h.path for h in first if h.path != "Concepts/Idempotency.md"]
+    assert kept.read_bytes().partition(b"\n")[0].decode() == S._current_stamp(conn, S._tag(conn)) != stamp.decode()
+    conn.close()
 
 
 # ---------------------------------------------------------------- search order and the model's preload
