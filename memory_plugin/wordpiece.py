@@ -1,9 +1,10 @@
 """BERT's WordPiece tokenizer in pure Python, for the tokenizer.json files that describe exactly it.
 
 Why: importing Hugging Face's `tokenizers` and building its Tokenizer from tokenizer.json cost a
-query ~80 ms on a small machine, to tokenize one prompt. This module reads the same file in a few
-ms and gives the same ids (tests/test_wordpiece.py compares the two on the fixture vault, edge cases
-and random Unicode text), for the pipeline of all-MiniLM-L6-v2 and the other BERT models:
+query ~80 ms on a small machine, to tokenize one prompt; this module needs json.loads of the file
+(~20 ms) and a few ms more, and gives the same ids (tests/test_wordpiece.py compares the two on the
+fixture vault, edge cases, every code point and random text), for the pipeline of all-MiniLM-L6-v2
+and the other BERT models:
 
   added special tokens ([CLS], [MASK], ...; `normalized` false) are matched in the raw text first;
   the rest goes through BertNormalizer (clean text, space around CJK ideographs, NFD and drop
@@ -12,8 +13,8 @@ and random Unicode text), for the pipeline of all-MiniLM-L6-v2 and the other BER
   [UNK] for a word with no match or longer than max_input_chars_per_word), [CLS] ... [SEP] around,
   and truncation to max_len ids in all.
 
-`from_config` returns None for any other pipeline (another normalizer or pre-tokenizer, a BPE model, added
-tokens with lstrip/rstrip/single_word...): the caller then uses the `tokenizers` library.
+`from_config` returns None for any other pipeline (another normalizer or pre-tokenizer, a BPE
+model, added tokens with lstrip/rstrip/single_word...): the caller then uses the `tokenizers` library.
 """
 from __future__ import annotations
 
@@ -195,15 +196,16 @@ def _flag(v, default: bool) -> bool | None:
 def from_config(tj: dict, max_len: int) -> WordPiece | None:
     """The tokenizer a parsed tokenizer.json describes, or None when it is not BERT's WordPiece
     exactly as this module reproduces it."""
-    norm, pre, model, post = (tj.get(k) or {} for k in ("normalizer", "pre_tokenizer", "model", "post_processor"))
+    norm, pre, model, post = (tj.get(k) if isinstance(tj.get(k), dict) else {}
+                              for k in ("normalizer", "pre_tokenizer", "model", "post_processor"))
     if (norm.get("type") != "BertNormalizer" or pre != {"type": "BertPreTokenizer"}
             or model.get("type") != "WordPiece" or max_len < 2):
         return None
-    lower = _flag(norm.get("lowercase", True), True)
-    flags = [_flag(norm.get("clean_text", True), True), _flag(norm.get("handle_chinese_chars", True), True),
-             _flag(norm.get("strip_accents"), bool(lower)), lower]
-    vocab = model.get("vocab")
-    unk, prefix, max_chars = model.get("unk_token"), model.get("continuing_subword_prefix"), model.get("max_input_chars_per_word")
+    lower = _flag(norm.get("lowercase"), True)
+    flags = [_flag(norm.get("clean_text"), True), _flag(norm.get("handle_chinese_chars"), True),
+             _flag(norm.get("strip_accents"), bool(lower)), lower]  # strip_accents null: as lowercase
+    vocab, unk = model.get("vocab"), model.get("unk_token")
+    prefix, max_chars = model.get("continuing_subword_prefix"), model.get("max_input_chars_per_word")
     if (None in flags or not isinstance(vocab, dict) or not vocab or unk not in vocab
             or not isinstance(prefix, str) or type(max_chars) is not int):
         return None

@@ -85,7 +85,8 @@ EDGE = [
     "ﬁ ﬂ ﬀ ﬃ", "Ⅻ ⅻ ① ⑴", "ŉ ǰ ΐ", "Ǆ ǆ", "𝐀𝐁𝐂 𝔄𝔅", "مرحبا بالعالم", "שלום עולם", "नमस्ते दुनिया",
     "ภาษาไทย", "Tiếng Việt có dấu", "e\u0301 a\u0300 o\u0308 n\u0303", "a\u0316\u0301b", "\u0301start",
     "emoji 😀 🎉 👍🏽", "family 👨‍👩‍👧‍👦 flag 🇫🇷 rainbow 🏳️‍🌈", "keycap 1️⃣ #️⃣", "♥ ★ ✓ ✗ → ← ⇒ ∑ ∞ ≠ ≤",
-    "zero\u200bwidth\u200cjoin\u200dx", "bom\ufeffhere", "soft\u00adhyphen", "nel\u0085line", "ls\u2028ps\u2029x",
+    "zero\u200bwidth\u200cjoin\u200dx", "bom\ufeffhere", "soft\u00adhyphen", "nel\u0085line",
+    "ls\u2028ps\u2029x",
     "nbsp\u00a0thin\u2009ideo\u3000narrow\u202f", "tab\there\nnew\r\nline\x0bvt\x0cff",
     "nul\x00byte", "bad\ufffdchar", "ctrl\x01\x02\x1b[31m\x7f\x9f", "\x1c\x1d\x1e\x1f", "pua\ue000\U000f0000",
     "noncharacter\uffff\U0010ffff", "unassigned\u0378\U00030000", "\u061c\u2066rtl\u2069",
@@ -153,7 +154,8 @@ def _variant(tj: str, edit) -> dict:
     lambda d: d["normalizer"].update(lowercase=False, strip_accents=True),
     lambda d: d["normalizer"].update(strip_accents=False),
     lambda d: d["normalizer"].update(handle_chinese_chars=False, clean_text=False),
-    lambda d: d.update(post_processor={"type": "BertProcessing", "sep": ["[SEP]", 102], "cls": ["[CLS]", 101]}),
+    lambda d: d.update(post_processor={"type": "BertProcessing", "sep": ["[SEP]", 102],
+                                       "cls": ["[CLS]", 101]}),
     lambda d: d["model"].update(max_input_chars_per_word=5),
 ], ids=["cased", "cased-strip", "no-strip", "raw", "bert-processing", "short-words"])
 def test_other_bert_settings_match_too(tj, edit):
@@ -202,7 +204,8 @@ def test_embedder_uses_wordpiece_and_agrees_with_the_library(model_dir, tj, pair
     want = [e.ids for e in pair[1].encode_batch(texts)]
     assert enc.token_ids(texts) == want
     # a tokenizer the module does not reproduce: the library, with the same ids
-    other = _model_copy(model_dir, tmp_path / "m", _variant(tj, lambda d: d["added_tokens"][4].update(lstrip=True)))
+    lstrip = _variant(tj, lambda d: d["added_tokens"][4].update(lstrip=True))
+    other = _model_copy(model_dir, tmp_path / "m", lstrip)
     enc2 = Embedder(other)
     assert enc2.wp is None and enc2._tok is not None
     assert enc2.token_ids(["hello world"]) == want[-1:]
