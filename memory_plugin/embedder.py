@@ -1,8 +1,9 @@
 """A sentence-transformers BERT encoder (all-MiniLM-L6-v2 and its kin) run with numpy alone.
 
 Imported only where embedding happens (never by a hook that embeds notes; UserPromptSubmit recall in
-semantic mode encodes the prompt alone): it needs the `semantic` extra (numpy and
-tokenizers). The model directory holds the files sentence-transformers publishes:
+semantic mode encodes the prompt alone): it needs the `semantic` extra (numpy and tokenizers;
+BERT's WordPiece is read by wordpiece.py, the library only for other tokenizers). The model directory
+holds the files sentence-transformers publishes:
 `config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
 `sentence_bert_config.json`. What runs is the BERT forward pass, mean pooling over the attention
 mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`.
@@ -85,17 +86,31 @@ class Embedder:
         self._load_weights(d / "model.safetensors")
 
     def _load_tokenizer(self, path: Path) -> None:
-        from tokenizers import Tokenizer
+        """BERT's WordPiece in pure Python (wordpiece.py) when tokenizer.json is exactly that: ~25 ms
+        where importing `tokenizers` and building its Tokenizer cost ~80. Any other tokenizer, or
+        a text wordpiece cannot vouch for (WordPiece.handles), goes to the library."""
+        from . import wordpiece
 
-        if not path.exists():
-            raise ModelError(f"{path} is missing")
-        try:
-            tok = Tokenizer.from_file(str(path))
-        except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exception
-            raise ModelError(f"{path} cannot be read ({str(e)[:200]})") from None
-        tok.enable_truncation(max_length=self.max_len)
-        tok.no_padding()
-        self.tok = tok
+        self._tok = None
+        self.wp = wordpiece.from_config(_read_json(path), self.max_len)
+        if self.wp is None:
+            self._library_tokenizer()
+
+    def _library_tokenizer(self):
+        if self._tok is None:
+            from tokenizers import Tokenizer
+
+            path = self.dir / "tokenizer.json"
+            if not path.exists():
+                raise ModelError(f"{path} is missing")
+            try:
+                tok = Tokenizer.from_file(str(path))
+            except Exception as e:  # noqa: BLE001 - the Rust side raises plain Exception
+                raise ModelError(f"{path} cannot be read ({str(e)[:200]})") from None
+            tok.enable_truncation(max_length=self.max_len)
+            tok.no_padding()
+            self._tok = tok
+        return self._tok
 
     def _load_weights(self, path: Path) -> None:
         """Map the .safetensors file (its format: an 8-byte header length, a JSON header, raw
@@ -148,7 +163,11 @@ class Embedder:
     # ------------------------------------------------------------ forward pass
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
-        return [e.ids for e in self.tok.encode_batch(list(texts))]
+        texts = list(texts)
+        wp = self.wp
+        if wp is not None and all(map(wp.handles, texts)):
+            return [wp.encode(t) for t in texts]
+        return [e.ids for e in self._library_tokenizer().encode_batch(texts)]
 
     def _forward(self, ids: list[list[int]]) -> np.ndarray:
         b, n = len(ids), max(len(x) for x in ids)
