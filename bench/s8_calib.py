@@ -33,7 +33,12 @@ from memory_plugin.chunks import _clean  # noqa: E402
 # title whose shape more than SHAPE_COMMON of the sampled titles share is not asked.
 # s8-calib3: "date-shape" (V1): as "shape" with date_shape (case-folded; month names -> "M", digit
 # runs -> "0", nothing else folded), so only date-like and identical titles group.
-SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common", "date-shape")
+# s9-calib: "date-like" (V2): a date-like title (date_like) leaves out every date-like note, other titles
+# only themselves (as main). "no-date-questions" (V3): date-like titles are not asked; all notes stay
+# match candidates.
+SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common", "date-shape", "date-like",
+           "no-date-questions")
+TITLE_SOURCES = ("titles", "robust", "shape", "shape-common", "date-shape", "date-like", "no-date-questions")
 SHAPE_COMMON = 0.20  # V2: a shape held by more than this share of the sampled titles is not question-like
 WORDS = 25        # words of a content pseudo-question: about a typed question's length
 MIN_WORDS = 5     # a note with less text than this (a stub: "TBD", "go <url>") is not asked
@@ -57,6 +62,13 @@ def date_shape(title: str) -> str:
     return re.sub(r"\d+", "0", MONTHS.sub("M", (title or "").casefold()))
 
 
+def date_like(title: str) -> bool:
+    """s9-calib: the title names a date: its date_shape has a digit run and a month name, or at least three
+    digit runs ("2023-08-01", "Sep 14th, 2020", "Sept 3"; not "Python 3", "2023", "v2.1")."""
+    s = date_shape(title)
+    return "0" in s and ("M" in s or s.count("0") >= 3)
+
+
 def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
     """(path, text) of each note's pseudo-question, in main's sample order (sha1 of the path), at most
     semantic.CALIBRATION_TITLES; notes without enough text for it are left out."""
@@ -67,7 +79,9 @@ def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[t
                   key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
     out = []
     for path, title, summary, body in rows:
-        if source in ("titles", "robust", "shape", "shape-common", "date-shape"):
+        if source in TITLE_SOURCES:
+            if source == "no-date-questions" and date_like(title):
+                continue
             text = title
         else:
             words = _clean(summary if source == "summary" else body).split()
@@ -95,8 +109,10 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
     paths = np.array(paths)
     have = set(paths.tolist())
     asked = pseudo_questions(conn, have, source) if len(have) >= semantic.CALIBRATION_MIN else []
-    grouped = source.startswith("shape") or source == "date-shape"
-    shape_of = date_shape if source == "date-shape" else shape
+    grouped = source.startswith("shape") or source in ("date-shape", "date-like")
+    # the group of notes a title leaves out: those of its shape; "date-like": every date-like note for a
+    # date-like title, and for any other title (None) nothing but itself
+    shape_of = {"date-shape": date_shape, "date-like": lambda t: "date" if date_like(t) else None}.get(source, shape)
     if grouped:
         titles = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
         row_shape = np.array([shape_of(titles.get(p) or "") for p in paths.tolist()])
@@ -112,7 +128,7 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
         for (path, title), v in zip(asked, vecs):
             scores = mat @ v
             scores[paths == path] = -1.0
-            if grouped:
+            if grouped and shape_of(title) is not None:
                 out = (paths == path) | (row_shape == shape_of(title))
                 if out.all():
                     continue  # no chunk of a different-shape note: this title is not asked
