@@ -6,9 +6,9 @@ SOURCE is one of SOURCES below. Runs the product's embed pass (semantic.embed_pe
 COPY of an embedded seed cache (it is written), with semantic.calibrate replaced by `calibrate` here
 and the calibration forced (nothing is pending, so only the calibration runs); the result is stored
 in the index meta as the product stores it, and `memory-plugin --vault VAULT --cache-dir CACHE_DIR
-eval QUESTIONS --json` then reads it. No variant was accepted (bench/eval/PROTOCOL.md, session 8
-s8-calib), so the product keeps main's calibration (titles, mean and sd); SOURCE "titles" here
-reproduces it exactly (same floats on the dev caches).
+eval QUESTIONS --json` then reads it. No session-8 variant was accepted; session 9's V3
+"no-date-questions" was (bench/eval/PROTOCOL.md, s9-calib), and SOURCE "no-date-questions" here is
+the product's semantic.calibrate exactly; "titles" is the calibration before it (every title asked).
 """
 from __future__ import annotations
 
@@ -51,22 +51,8 @@ def shape(title: str) -> str:
     return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "0", title or ""))
 
 
-MONTHS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
-                    r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b", re.IGNORECASE)
-
-
-def date_shape(title: str) -> str:
-    """s8-calib3: the title case-folded, every English month name or its three-letter abbreviation (and
-    "Sept"; whole words) -> "M", then every digit run -> "0"; other characters kept:
-    "2023-08-01" -> "0-0-0", "Sep 14th, 2020" -> "M 0th, 0", "Context" -> "context"."""
-    return re.sub(r"\d+", "0", MONTHS.sub("M", (title or "").casefold()))
-
-
-def date_like(title: str) -> bool:
-    """s9-calib: the title names a date: its date_shape has a digit run and a month name, or at least three
-    digit runs ("2023-08-01", "Sep 14th, 2020", "Sept 3"; not "Python 3", "2023", "v2.1")."""
-    s = date_shape(title)
-    return "0" in s and ("M" in s or s.count("0") >= 3)
+# s8-calib3's date_shape and s9-calib's date_like (V2/V3's rule) are the product's since s9-calib (V3 accepted)
+date_shape, date_like = semantic.date_shape, semantic.date_like
 
 
 def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:

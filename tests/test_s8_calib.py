@@ -1,7 +1,8 @@
-"""Session 8 (s8-calib) experiment, bench/s8_calib.py: the vault's cosine calibration from other
-pseudo-questions. Not product code (no variant accepted, bench/eval/PROTOCOL.md), but its "titles"
-source must be semantic.calibrate exactly, and its content pseudo-questions must be what the protocol
-says (25 words from the summary's start or the body's middle; stubs not asked)."""
+"""Sessions 8-9 (s8-calib, s9-calib) experiments, bench/s8_calib.py: the vault's cosine calibration from
+other pseudo-questions. Not product code, but its "no-date-questions" source (s9-calib's V3, accepted)
+must be semantic.calibrate exactly, "titles" the calibration before it (every title asked), and its
+content pseudo-questions what the protocol says (25 words from the summary's start or the body's
+middle; stubs not asked)."""
 import hashlib
 import json
 import sys
@@ -11,10 +12,8 @@ import numpy as np
 import pytest
 
 from memory_plugin import semantic
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index
 
-from conftest import run_cli
+from conftest import embedded_index
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))
@@ -29,20 +28,27 @@ def conn(tmp_path, real_encoder):
         body = " ".join(f"w{i}_{k}" for k in range(60))
         (vault / f"2023-08-{i + 10:02d}.md").write_text(f"Previously on yesterday, a template line.\n\n{body}\n")
     (vault / "stub.md").write_text("TBD\n")
-    r = run_cli("--vault", str(vault), "rebuild")
-    assert r.returncode == 0, r.stderr
-    c = open_index(load_config(vault=vault))
-    paths = [p for p, _ in semantic.pending(c)]
-    semantic._embed_batch(c, semantic.pending_rows(c, paths), "minilm-test", real_encoder, {"embedded": 0, "reused": 0})
+    c = embedded_index(vault, real_encoder)
     yield c
     c.close()
 
 
-def test_titles_is_the_products_calibration(conn, real_encoder):
+def test_titles_asks_every_title(conn, real_encoder):
+    # the calibration before s9-calib: every title asked, the note itself left out; the product now
+    # asks none of these 14 date titles (one title left: fewer than 2), so the defaults apply here
+    best = _direct(conn, None, real_encoder, same=lambda a, b: False)
     ours = C.calibrate(conn, real_encoder, "minilm-test", "titles")
+    assert ours["n"] == len(best) == 15 and ours["mean"] == pytest.approx(np.mean(best), abs=1e-6)
     main = semantic.calibrate(conn, real_encoder, "minilm-test")
-    assert ours["n"] == main["n"] == 15 and ours["mean"] == main["mean"] and ours["sd"] == main["sd"]
-    assert json.loads(semantic._get_meta(conn, "cosine_calibration")) == main
+    assert main["n"] == 0 and "mean" not in main and semantic.calibration(conn) == semantic.CALIBRATION_DEFAULT
+
+
+def test_no_date_questions_is_the_products_calibration(mixed, real_encoder):
+    ours = C.calibrate(mixed, real_encoder, "minilm-test", "no-date-questions")
+    main = semantic.calibrate(mixed, real_encoder, "minilm-test")
+    assert ours["n"] == main["n"] == 11 and ours["mean"] == main["mean"] and ours["sd"] == main["sd"]
+    assert main["method"] == semantic.CALIBRATION_METHOD == "no-date-questions"
+    assert json.loads(semantic._get_meta(mixed, "cosine_calibration")) == main
 
 
 def test_content_pseudo_questions(conn, real_encoder):
@@ -134,12 +140,8 @@ def test_date_shape_source_identical_titles(tmp_path, real_encoder):
         (vault / d / "Context.md").write_text(f"# Context\n\nthe context of {d}\n")
     for i in range(10):
         (vault / f"topic{i}.md").write_text(f"# Topic number {i}\n\ntext {i}\n")
-    r = run_cli("--vault", str(vault), "rebuild")
-    assert r.returncode == 0, r.stderr
-    c = open_index(load_config(vault=vault))
+    c = embedded_index(vault, real_encoder)
     try:
-        paths = [p for p, _ in semantic.pending(c)]
-        semantic._embed_batch(c, semantic.pending_rows(c, paths), "minilm-test", real_encoder, {"embedded": 0, "reused": 0})
         best = _direct(c, C.date_shape, real_encoder)
         v = C.calibrate(c, real_encoder, "minilm-test", "date-shape")
         t = C.calibrate(c, real_encoder, "minilm-test", "titles")
@@ -178,11 +180,7 @@ def mixed(tmp_path, real_encoder):
               "Piano tuning", "Database migration", "Topic number 7", "Python 3 tips"]
     for i, t in enumerate(topics):
         (vault / f"t{i}.md").write_text(f"# {t}\n\nnotes on {t.lower()}\n")
-    r = run_cli("--vault", str(vault), "rebuild")
-    assert r.returncode == 0, r.stderr
-    c = open_index(load_config(vault=vault))
-    paths = [p for p, _ in semantic.pending(c)]
-    semantic._embed_batch(c, semantic.pending_rows(c, paths), "minilm-test", real_encoder, {"embedded": 0, "reused": 0})
+    c = embedded_index(vault, real_encoder)
     yield c
     c.close()
 
