@@ -4,14 +4,19 @@ measured in the same run; plus a prompt of 10,000 characters (cut to 4,000).
 
     .venv/bin/python bench/bench_prompt.py [--sizes 1000,10000] [--runs 20] [--write]
 
-Vaults: the generated vault of each size (seed 1, bench/common.vault). Semantic rows need embedded
-notes: the 1k cache is embedded here once and kept in $MEMORY_PLUGIN_BENCH_DIR (~2 min of CPU the
-first time); at 10k the script uses an embedded cache given by --embedded-10k (default
-/work/bench10k, the shared one: vault/ and cache/, copied, never written) and skips the semantic
-10k rows when there is none (embedding 10k notes takes ~17 min of CPU). Each row cycles through 5
-questions naming generated notes and 5 ordinary coding prompts; "new session" runs every prompt as
-the first of a session (it reads the brief and detects the project), "same session" as later ones.
-Takes ~3-5 min on an idle 2-core machine once the 1k cache is embedded.
+Vaults: the generated vault of each size (seed 1, bench/common.vault), copied, with TOPICS added: five
+notes on things a generated vault never mentions (a kubernetes autoscaler, a stripe webhook ...), each
+linked to a generated note. A generated vault's own words are all common ones (most are in over half of
+its notes), so a prompt made of them ends at the hook's bound, and one naming a thing no note has does
+too (a word no note has cannot count towards an item); the topic notes give the "retrieval" prompts
+words a note does have, so those run the whole retrieval and can get their note, as a question about a
+real vault does. "ordinary" prompts ("run the tests") end at the bound here. Semantic rows need embedded
+notes: the 1k cache is embedded here once and kept in $MEMORY_PLUGIN_BENCH_DIR (~2 min of CPU the first
+time); at 10k the script starts from an embedded cache given by --embedded-10k (default /work/bench10k,
+the shared one: vault/ and cache/, copied, never written; `sync` then embeds the five topic notes) and
+skips the semantic 10k rows when there is none (embedding 10k notes takes ~17 min of CPU). "new
+session" runs every prompt as the first of a session (it reads the brief and detects the project),
+"same session" as later ones. Takes ~5 min on an idle 2-core machine once the 1k cache is embedded.
 """
 from __future__ import annotations
 
@@ -24,11 +29,25 @@ import subprocess
 import sys
 from pathlib import Path
 
-from common import EXE, OUT, machine, median, p95, publish, timed, vault
+from common import EXE, LEXICAL, OUT, machine, median, p95, publish, timed, vault
 
-# Words a generated vault never has: they make a question specific enough for retrieval to run in
-# full (a generated vault's own words are all common ones, and such prompts end at the hook's bound).
-EXTRA = ["kubernetes autoscaler", "stripe webhook", "grafana dashboard", "terraform state", "sentry alert"]
+# (title, body, prompt) of the notes added to the generated vault: three words no generated note has,
+# in the note and in the prompt, so that the prompt passes the hook's bound in both modes and the
+# retrieval runs in full (the prompt also names the generated note the topic note links to: common words).
+TOPICS = [
+    ("Kubernetes autoscaler", "The kubernetes autoscaler grows the nodepool when pods stay pending for two "
+     "minutes, and shrinks it after ten idle ones.", "what do we know about the kubernetes autoscaler and its "
+     "nodepool limits"),
+    ("Stripe webhook", "Stripe webhook events are checked against the signing secret before the invoice "
+     "handler runs; replays older than five minutes are refused.", "how do we check a stripe webhook "
+     "signing secret before the invoice handler"),
+    ("Grafana dashboard", "The grafana dashboard for latency shows the p95 panel per endpoint; alerts go to "
+     "the oncall rota.", "where is the grafana dashboard latency panel and who gets the oncall alerts"),
+    ("Terraform state", "Terraform state lives in a versioned bucket with a dynamodb lock table; never edit it "
+     "by hand.", "what did we decide about terraform state, the versioned bucket and the dynamodb lock"),
+    ("Sentry alert", "A sentry alert fires when the error rate of a release doubles; the triage rota mutes "
+     "flaky ones.", "why did the sentry alert fire for the release and who does triage"),
+]
 ORDINARY = ["run the tests", "rename this function to parse_args", "why does this fail?",
             "add a --json flag to the export command", "fix the typo in the README"]
 BUDGETS = {"lexical": "≤ 120 / 200 ms", "semantic": "≤ 450 / 700 ms"}
@@ -82,67 +101,89 @@ def _usable(v: Path, cache: Path) -> bool:
 
 
 def setup(n: int, semantic: bool, shared10k: Path | None) -> tuple[Path, Path, bool]:
-    """(vault, cache, embedded) for size n: the cache is built (and embedded, for 1k) when missing."""
+    """(vault, cache, embedded) for size n: the generated vault copied with TOPICS added, and its cache:
+    at 10k a copy of the shared embedded one when there is one, else built here (and embedded at 1k);
+    `sync` then indexes (and, with the extra, embeds) the topic notes."""
+    seed = None
     if n == 10_000 and shared10k and (shared10k / "vault").is_dir() and _embedded(shared10k / "cache") \
             and _usable(shared10k / "vault", shared10k / "cache"):
-        cache = OUT / "promptcache-10000-shared"
-        if not (_embedded(cache) and _usable(shared10k / "vault", cache)):
-            shutil.rmtree(cache, ignore_errors=True)
-            shutil.copytree(shared10k / "cache", cache, symlinks=True)
-            # the copy is brought up to this version (calibration, schema) without touching the original
-            subprocess.run([EXE, "sync"], env={**os.environ, "MEMORY_PLUGIN_VAULT": str(shared10k / "vault"),
-                                               "MEMORY_PLUGIN_CACHE_DIR": str(cache)}, check=True, capture_output=True)
-        return shared10k / "vault", cache, True
-    v = vault(n)
-    cache = OUT / f"promptcache-{n}"
+        src, seed = shared10k / "vault", shared10k / "cache"
+    else:
+        src = vault(n)
+    v = OUT / f"vault-{n}-topics"
+    add_topics(src, v, n)
+    cache = OUT / f"promptcache-{n}-topics"
     env = {**os.environ, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
+    if seed and not _usable(v, cache):
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(seed, cache, symlinks=True)  # brought up to this version by the sync below
     if not _usable(v, cache):  # none yet, or one an older version built (its schema)
-        subprocess.run([EXE, "rebuild"], env={**env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}, check=True,
-                       capture_output=True)
-    if semantic and n <= 1000 and not _embedded(cache):
+        subprocess.run([EXE, "rebuild"], env={**env, **LEXICAL}, check=True, capture_output=True)
+    if semantic and (seed or n <= 1000):
         subprocess.run([EXE, "sync"], env=env, check=True, capture_output=True)  # embeds what is pending
+    else:
+        subprocess.run([EXE, "sync"], env={**env, **LEXICAL}, check=True, capture_output=True)
     return v, cache, _embedded(cache)
 
 
-def prompts_for(v: Path, n: int) -> list[str]:
-    titles = sorted(p.stem for p in v.rglob("*.md") if ".groundtruth" not in p.parts)
-    return [f"what do we know about {t}? it came up with the {x}" for t, x in zip(random.Random(n).sample(titles, 5), EXTRA)] \
-        + ORDINARY
+def generated_titles(v: Path) -> list[str]:
+    return sorted(p.stem for p in v.rglob("*.md") if ".groundtruth" not in p.parts and p.parent.name != "Topics")
+
+
+def add_topics(src: Path, dst: Path, n: int) -> None:
+    """`dst` = a copy of the generated vault `src` (times kept, so a copied cache stays current) with
+    TOPICS in dst/Topics, each linked to a generated note (the one prompts_for names with it)."""
+    if not dst.is_dir():
+        shutil.copytree(src, dst, symlinks=True)
+    (dst / "Topics").mkdir(exist_ok=True)
+    for (title, body, _), linked in zip(TOPICS, random.Random(n).sample(generated_titles(src), len(TOPICS))):
+        f = dst / "Topics" / f"{title}.md"
+        text = f"---\ntype: learning\n---\n# {title}\n\n{body} See [[{linked}]].\n"
+        if not f.exists() or f.read_text() != text:
+            f.write_text(text)
+
+
+def prompts_for(v: Path, n: int) -> dict[str, list[str]]:
+    """{"retrieval": prompts that run the whole retrieval (each about a topic note, naming its linked
+    generated note), "ordinary": coding prompts that end at the hook's bound}."""
+    linked = random.Random(n).sample(generated_titles(v), len(TOPICS))
+    return {"retrieval": [f"{q}? it came up while working on {t}" for (_, _, q), t in zip(TOPICS, linked)],
+            "ordinary": ORDINARY}
 
 
 def ran_retrieval(v: Path, cache: Path, prompts: list[str]) -> int:
-    """How many of `prompts` get past the hook's bound (ITEM_RULE: specific words) to a retrieval."""
+    """How many of `prompts` get past the hook's bound (prompt_hook.worth_retrieving) to a retrieval."""
     from memory_plugin import index, prompt_hook
     from memory_plugin.config import load_config
 
     conn = index.open_index(load_config(vault=v, cache_dir=cache))
     try:
-        count = 0
-        for p in prompts:
-            idf, unique = prompt_hook.prompt_idf(conn, p)
-            count += prompt_hook.specific(idf, idf, unique)
-        return count
+        return sum(prompt_hook.worth_retrieving(*prompt_hook.prompt_idf(conn, p)) for p in prompts)
     finally:
         conn.close()
+
+
+KINDS = ("retrieval, new session", "retrieval, same session", "retrieval, long prompt", "ordinary, new session")
 
 
 def bench(v: Path, cache: Path, n: int, runs: int, mode: str) -> dict:
     env = _env(v, cache, mode)
     prompts = prompts_for(v, n)
-    res: dict[str, list[float]] = {"new session": [], "same session": [], "long prompt": []}
+    res: dict[str, list[float]] = {k: [] for k in KINDS}
     hook = [EXE, "hook", "user-prompt-submit"]
-    for p in prompts:  # which prompts get an item (the timed runs below are the same prompts)
-        r = subprocess.run(hook, input=json.dumps({"session_id": f"c{n}{mode}{os.getpid()}{hash(p)}", "prompt": p}),
+    for (title, _, _), p in zip(TOPICS, prompts["retrieval"]):  # which prompts get their note (as timed below)
+        r = subprocess.run(hook, input=json.dumps({"session_id": f"c{n}{mode}{os.getpid()}{hash(p)}", "prompt": p,
+                                                   "cwd": str(v)}),
                            capture_output=True, text=True, env={**os.environ, **env})
-        res.setdefault("injecting", []).append(float(bool(r.stdout.strip())))
+        res.setdefault("injecting", []).append(float(f"Topics/{title}.md" in r.stdout))
+    tag = f"{n}{mode}{os.getpid()}"
     for i in range(runs):
-        p = prompts[i % len(prompts)]
-        res["new session"].append(timed(hook, env=env, input=json.dumps({"session_id": f"n{n}{mode}{i}{os.getpid()}",
-                                                                         "prompt": p, "cwd": str(v)}))[0])
-        res["same session"].append(timed(hook, env=env, input=json.dumps({"session_id": f"s{n}{mode}{os.getpid()}",
-                                                                          "prompt": p, "cwd": str(v)}))[0])
-        res["long prompt"].append(timed(hook, env=env, input=json.dumps({
-            "session_id": f"l{n}{mode}{os.getpid()}", "prompt": (p + " ") * (10_000 // len(p)), "cwd": str(v)}))[0])
+        p, o = prompts["retrieval"][i % len(prompts["retrieval"])], prompts["ordinary"][i % len(prompts["ordinary"])]
+        for kind, sid, text in (("retrieval, new session", f"n{tag}{i}", p), ("retrieval, same session", f"s{tag}", p),
+                                ("retrieval, long prompt", f"l{tag}", (p + " ") * (10_000 // len(p))),
+                                ("ordinary, new session", f"o{tag}{i}", o)):
+            res[kind].append(timed(hook, env=env, input=json.dumps({"session_id": sid, "prompt": text,
+                                                                     "cwd": str(v)}))[0])
     return res
 
 
@@ -162,7 +203,7 @@ def main() -> None:
     ran: dict[int, int] = {}
     for n in sizes:
         v, cache, embedded = setup(n, semantic, shared)
-        ran[n] = ran_retrieval(v, cache, prompts_for(v, n))
+        ran[n] = ran_retrieval(v, cache, prompts_for(v, n)["retrieval"] + ORDINARY)
         rows[("lexical", n)] = bench(v, cache, n, a.runs, "lexical")
         if not semantic:
             rows[("semantic", n)] = "no semantic extra/model"
@@ -181,16 +222,17 @@ def main() -> None:
              f"{load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (1 / 5 / 15 min)", "",
              f"Command: `.venv/bin/python bench/bench_prompt.py --sizes {a.sizes} --runs {a.runs} --write` (the "
              f"hook as a whole process through the installed console script, JSON on stdin with a cwd; median / "
-             f"p95 of {a.runs} runs per cell; prompts cycle through 5 questions naming generated notes and 5 "
-             f"ordinary coding prompts; \"new session\": each run is the first prompt of a session (reads the "
-             f"brief, detects the project, writes the session state), \"same session\": later prompts of one "
-             f"session; the long prompt is 10,000 characters, cut to 4,000). In the same run: bare "
+             f"p95 of {a.runs} runs per cell; \"retrieval\" prompts cycle through 5 questions about topic notes "
+             f"added to the generated vault (TOPICS: they run the whole retrieval), \"ordinary\" ones through 5 "
+             f"coding prompts (they end at the hook's bound); \"new session\": each run is the first prompt of a "
+             f"session (reads the brief, detects the project, writes the session state), \"same session\": later "
+             f"prompts of one session; the long prompt is 10,000 characters, cut to 4,000). In the same run: bare "
              f"`python -c pass` {ms(bare)}; the hook with recall off (capture only) "
              + ", ".join(f"{ms(floor[n])} at {n:,}" for n in sizes) + ".", "",
              "| mode | prompt | budget (median / p95) | " + " | ".join(f"{n:,} notes" for n in sizes) + " |",
              "|---|---|---|" + "---|" * len(sizes)]
     for m in ("lexical", "semantic"):
-        for kind in ("new session", "same session", "long prompt"):
+        for kind in KINDS:
             cells = []
             for n in sizes:
                 r = rows.get((m, n))
@@ -198,8 +240,9 @@ def main() -> None:
             lines.append(f"| {m} | {kind} | {BUDGETS[m]} | " + " | ".join(cells) + " |")
     lines += ["", "Of the 10 prompts, " + "; ".join(f"{ran[n]} ran a retrieval at {n:,}" for n in sizes)
               + " (the others end at the hook's bound: no note can share enough specific words with them); "
-              "got an item: " + "; ".join(f"{m} {n:,}: {int(sum(r['injecting']))}" for (m, n), r in rows.items()
-                                           if isinstance(r, dict)) + "."]
+              "retrieval prompts that got their topic note injected (of 5): "
+              + "; ".join(f"{m} {n:,}: {int(sum(r['injecting']))}" for (m, n), r in rows.items() if isinstance(r, dict))
+              + "."]
     publish("prompt-hook", lines, a.write)
 
 

@@ -184,7 +184,7 @@ def dump() -> dict:
                        "in_brief": bool(set(q.get("expected") or []) & shown)}
                 prompt = q["prompt"][:P.MAX_PROMPT_CHARS]
                 idf, unique = P.prompt_idf(conn, prompt)
-                row["precheck"] = P.specific(idf, idf, unique)
+                row["precheck"] = P.worth_retrieving(idf, unique)
                 for mode in ("semantic", "lexical"):
                     cands = []
                     if row["precheck"]:

@@ -45,6 +45,11 @@ SETS = {
     # session 8 dev sets (s8-devsets): small personal vaults
     "dvogt23-notes": ("dvogt23+notes", "7441a46323c50b194434f35759d1672d875d569a", ["Notes"], True, "empty"),
     "ajhalili-garden": ("ajhalili2006+digital-garden", "cd4b4c5ad095dddef7b3355a9cba729acc1464f3", [], False, "empty"),
+    # session 9 dev sets (s9-blind): personal Logseq graphs with many date-titled daily notes (journals/)
+    "arkam-kb": ("ArkamFahry+KnowledgeBase", "d03769c895fc5a0311e41cbf23926a0a265fd871", ["pages", "journals"], False,
+                 "drop"),
+    "astr0n0mer-garden": ("astr0n0mer+digital-garden", "6acc4c18f7b07b6e4f45561d23956f790d53844f", ["pages", "journals"],
+                          False, "drop"),
 }
 DROP = {"til": ("README.md", "CONTRIBUTING.md"), "interlock-kb": ("CODE_OF_CONDUCT.md", "LICENSE.md", ".gitignore"),
         "dnd-srd": ("README.md", "Changelog.md", ".gitignore"),

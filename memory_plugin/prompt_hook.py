@@ -203,6 +203,13 @@ def specific(words, idf: dict[str, tuple[float, int]], unique: float, semantic_o
     return len(ws) >= ITEM_RULE["min_words"] and sum(idf[w][0] for w in ws) >= need * unique
 
 
+def worth_retrieving(idf: dict[str, tuple[float, int]], unique: float) -> bool:
+    """Can any note pass `specific` for this prompt? An item's words are words some public note has
+    (df >= 1), so a word no note has ("... it came up with kubernetes") cannot count towards it; the
+    semantic rule's bound (the lower one) stands for both modes, as the mode is known only later."""
+    return specific([w for w, (_, df) in idf.items() if df], idf, unique)
+
+
 def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
     """(idf of the prompt's content words, the idf of a word only one note has)."""
     import math
@@ -237,7 +244,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     if max_items <= 0 or not prompt.strip():
         return []
     idf, unique = prompt_idf(conn, prompt)
-    if not specific(idf, idf, unique):
+    if not worth_retrieving(idf, unique):
         return []  # no note can share enough of the prompt's words: no retrieval needed ("run the tests")
     # `limit` bounds query's rendering (it packs its answer item by item): the note the retrievers
     # agree on is among the first few, whatever the brief already showed.

@@ -135,8 +135,10 @@ def test_prompt_sets_cover_issue_13_minimums():
 # ---------------- development sets (bench/dev/): constants may be set on these ----------------
 
 # Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
-# (dvogt23-notes and ajhalili-garden: session 8 dev sets on small personal vaults, s8-devsets)
-DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq", "dvogt23-notes", "ajhalili-garden")]
+# (dvogt23-notes and ajhalili-garden: session 8 dev sets on small personal vaults, s8-devsets;
+# arkam-kb and astr0n0mer-garden: session 9 dev sets on Logseq graphs with many daily journals, s9-blind)
+DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq", "dvogt23-notes", "ajhalili-garden",
+                                                                 "arkam-kb", "astr0n0mer-garden")]
 
 
 def _evaldata_vault(name: str) -> Path:
