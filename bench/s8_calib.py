@@ -6,9 +6,9 @@ SOURCE is one of SOURCES below. Runs the product's embed pass (semantic.embed_pe
 COPY of an embedded seed cache (it is written), with semantic.calibrate replaced by `calibrate` here
 and the calibration forced (nothing is pending, so only the calibration runs); the result is stored
 in the index meta as the product stores it, and `memory-plugin --vault VAULT --cache-dir CACHE_DIR
-eval QUESTIONS --json` then reads it. No variant was accepted (bench/eval/PROTOCOL.md, session 8
-s8-calib), so the product keeps main's calibration (titles, mean and sd); SOURCE "titles" here
-reproduces it exactly (same floats on the dev caches).
+eval QUESTIONS --json` then reads it. No session-8 variant was accepted; session 9's V3
+"no-date-questions" was (bench/eval/PROTOCOL.md, s9-calib), and SOURCE "no-date-questions" here is
+the product's semantic.calibrate exactly; "titles" is the calibration before it (every title asked).
 """
 from __future__ import annotations
 
@@ -33,7 +33,12 @@ from memory_plugin.chunks import _clean  # noqa: E402
 # title whose shape more than SHAPE_COMMON of the sampled titles share is not asked.
 # s8-calib3: "date-shape" (V1): as "shape" with date_shape (case-folded; month names -> "M", digit
 # runs -> "0", nothing else folded), so only date-like and identical titles group.
-SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common", "date-shape")
+# s9-calib: "date-like" (V2): a date-like title (date_like) leaves out every date-like note, other titles
+# only themselves (as main). "no-date-questions" (V3): date-like titles are not asked; all notes stay
+# match candidates.
+SOURCES = ("titles", "summary", "middle", "robust", "shape", "shape-common", "date-shape", "date-like",
+           "no-date-questions")
+TITLE_SOURCES = ("titles", "robust", "shape", "shape-common", "date-shape", "date-like", "no-date-questions")
 SHAPE_COMMON = 0.20  # V2: a shape held by more than this share of the sampled titles is not question-like
 WORDS = 25        # words of a content pseudo-question: about a typed question's length
 MIN_WORDS = 5     # a note with less text than this (a stub: "TBD", "go <url>") is not asked
@@ -46,15 +51,8 @@ def shape(title: str) -> str:
     return re.sub(r"[^\W\d_]+", "a", re.sub(r"\d+", "0", title or ""))
 
 
-MONTHS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
-                    r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b", re.IGNORECASE)
-
-
-def date_shape(title: str) -> str:
-    """s8-calib3: the title case-folded, every English month name or its three-letter abbreviation (and
-    "Sept"; whole words) -> "M", then every digit run -> "0"; other characters kept:
-    "2023-08-01" -> "0-0-0", "Sep 14th, 2020" -> "M 0th, 0", "Context" -> "context"."""
-    return re.sub(r"\d+", "0", MONTHS.sub("M", (title or "").casefold()))
+# s8-calib3's date_shape and s9-calib's date_like (V2/V3's rule) are the product's since s9-calib (V3 accepted)
+date_shape, date_like = semantic.date_shape, semantic.date_like
 
 
 def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[tuple[str, str]]:
@@ -67,7 +65,9 @@ def pseudo_questions(conn: sqlite3.Connection, have: set, source: str) -> list[t
                   key=lambda r: hashlib.sha1(r[0].encode("utf-8", "surrogatepass")).hexdigest())
     out = []
     for path, title, summary, body in rows:
-        if source in ("titles", "robust", "shape", "shape-common", "date-shape"):
+        if source in TITLE_SOURCES:
+            if source == "no-date-questions" and date_like(title):
+                continue
             text = title
         else:
             words = _clean(summary if source == "summary" else body).split()
@@ -95,8 +95,10 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
     paths = np.array(paths)
     have = set(paths.tolist())
     asked = pseudo_questions(conn, have, source) if len(have) >= semantic.CALIBRATION_MIN else []
-    grouped = source.startswith("shape") or source == "date-shape"
-    shape_of = date_shape if source == "date-shape" else shape
+    grouped = source.startswith("shape") or source in ("date-shape", "date-like")
+    # the group of notes a title leaves out: those of its shape; "date-like": every date-like note for a
+    # date-like title, and for any other title (None) nothing but itself
+    shape_of = {"date-shape": date_shape, "date-like": lambda t: "date" if date_like(t) else None}.get(source, shape)
     if grouped:
         titles = dict(conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"))
         row_shape = np.array([shape_of(titles.get(p) or "") for p in paths.tolist()])
@@ -112,7 +114,7 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
         for (path, title), v in zip(asked, vecs):
             scores = mat @ v
             scores[paths == path] = -1.0
-            if grouped:
+            if grouped and shape_of(title) is not None:
                 out = (paths == path) | (row_shape == shape_of(title))
                 if out.all():
                     continue  # no chunk of a different-shape note: this title is not asked

@@ -18,6 +18,7 @@ transaction; private notes have none. numpy is imported only by search/embed/emb
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections import namedtuple
 
@@ -339,11 +340,35 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
 # embedded: up to CALIBRATION_TITLES note titles are asked as questions, each one's best cosine to any
 # *other* note is recorded (what a question about something the vault covers only nearby looks
 # like), and their mean and spread are kept in the index. query's abstention reads a question's best
-# cosine as a z-score against them (bench/eval/PROTOCOL.md, session 2).
+# cosine as a z-score against them (bench/eval/PROTOCOL.md, session 2). Date titles (daily notes:
+# "2023-08-01", "Sep 14th, 2020"; `date_like`) are not asked: a daily note's title names a day, not a
+# topic, and its nearest other note is another daily note, which inflated the mean of journal vaults
+# so that real questions looked far and were abstained on. The daily notes stay match candidates for
+# the other titles (bench/eval/PROTOCOL.md, session 9, s9-calib).
+CALIBRATION_METHOD = "no-date-questions"  # stored with the calibration; one stored without a method
+                                          # (before session 9) asked every title: "titles"
 CALIBRATION_TITLES = 200     # pseudo-questions per vault (deterministic sample: by hash of the path)
 CALIBRATION_MIN = 10         # fewer embedded notes than this: the defaults below are used
 CALIBRATION_DEFAULT = (0.50, 0.125)  # mean, sd: the mean of bench/dev/til's and bench/dev/silverbullet's
 CALIBRATION_DRIFT = 0.1      # re-measured when the embedded notes changed by more than this share
+
+
+_MONTHS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
+                     r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b", re.IGNORECASE)
+
+
+def date_shape(title: str) -> str:
+    """The title case-folded, every English month name or its three-letter abbreviation (and "Sept";
+    whole words) -> "M", then every digit run -> "0"; other characters kept: "2023-08-01" -> "0-0-0",
+    "Sep 14th, 2020" -> "M 0th, 0", "Context" -> "context"."""
+    return re.sub(r"\d+", "0", _MONTHS.sub("M", (title or "").casefold()))
+
+
+def date_like(title: str) -> bool:
+    """The title names a date: its date_shape has a digit run and a month name, or at least three digit
+    runs ("2023-08-01", "Sep 14th, 2020", "Sept 3"; not "Python 3", "2023", "v2.1")."""
+    s = date_shape(title)
+    return "0" in s and ("M" in s or s.count("0") >= 3)
 
 
 def _matrix(conn: sqlite3.Connection, dim: int):
@@ -425,13 +450,13 @@ def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
         cal = None
     n = conn.execute("SELECT count(DISTINCT c.path) FROM chunks c JOIN notes n ON n.path = c.path"
                      " AND n.hash = c.note_hash WHERE n.private = 0").fetchone()[0]
-    if not isinstance(cal, dict) or cal.get("model") != mid:
+    if not isinstance(cal, dict) or cal.get("model") != mid or cal.get("method", "titles") != CALIBRATION_METHOD:
         return n > 0
     return abs(n - cal.get("notes", 0)) > CALIBRATION_DRIFT * max(cal.get("notes", 0), 1)
 
 
 def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
-    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model}."""
+    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model, method}."""
     import hashlib
     import json
 
@@ -443,7 +468,7 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
     titles = conn.execute("SELECT path, COALESCE(NULLIF(display_title, ''), title) FROM notes"
                           " WHERE private = 0 AND skipped = 0").fetchall()
     have = set(paths.tolist())
-    titles = sorted((t for t in titles if t[0] in have and t[1]),
+    titles = sorted((t for t in titles if t[0] in have and t[1] and not date_like(t[1])),
                     key=lambda t: hashlib.sha1(t[0].encode("utf-8", "surrogatepass")).hexdigest())[:CALIBRATION_TITLES]
     best = []
     if len(have) >= CALIBRATION_MIN and len(titles) >= 2:
@@ -452,7 +477,7 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
             scores = mat @ v
             scores[paths == path] = -1.0
             best.append(float(scores.max()))
-    cal = {"notes": len(have), "n": len(best), "model": mid}
+    cal = {"notes": len(have), "n": len(best), "model": mid, "method": CALIBRATION_METHOD}
     if len(best) >= 2:
         cal.update(mean=float(np.mean(best)), sd=max(float(np.std(best)), 1e-3))
     conn.execute("BEGIN IMMEDIATE")
@@ -462,7 +487,7 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
 
 
 def calibration(conn: sqlite3.Connection) -> tuple[float, float]:
-    """(mean, sd) of this vault's best cosines of titles to other notes; the defaults when unmeasured."""
+    """(mean, sd) of this vault's best cosines of (non-date) titles to other notes; the defaults when unmeasured."""
     import json
 
     try:

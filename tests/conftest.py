@@ -198,3 +198,17 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None, timeo
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_plugin"]
     return subprocess.run(cmd + list(args), input=input, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def embedded_index(vault: Path, encode, mid: str = "minilm-test"):
+    """An open index of `vault` (rebuilt by the CLI) with every chunk embedded by `encode`, nothing calibrated."""
+    from memory_plugin import semantic
+    from memory_plugin.config import load_config
+    from memory_plugin.index import open_index
+
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    conn = open_index(load_config(vault=vault))
+    paths = [p for p, _ in semantic.pending(conn)]
+    semantic._embed_batch(conn, semantic.pending_rows(conn, paths), mid, encode, {"embedded": 0, "reused": 0})
+    return conn

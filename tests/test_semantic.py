@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import FIXTURE_VAULT, run_cli
+from conftest import FIXTURE_VAULT, embedded_index, run_cli
 from memory_plugin import index as I
 from memory_plugin import models
 from memory_plugin import semantic as S
@@ -405,13 +405,18 @@ def test_hooks_are_unaffected_by_a_broken_model(vault_env, vault, tmp_path, mode
 
 
 def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encoder):
-    """Embedding stores the vault's cosine calibration (note titles asked as questions, best cosine to
-    another note): query reads it; without it the stated defaults apply; the next embedding pass
-    measures it again, and a rebuild keeps it."""
+    """Embedding stores the vault's cosine calibration (note titles, daily notes' dates not among them,
+    asked as questions, best cosine to another note): query reads it; without it the stated defaults
+    apply; the next embedding pass measures it again, and a rebuild keeps it."""
     conn = I.open_index(sem_cfg)
     n = conn.execute("SELECT count(DISTINCT path) FROM chunks").fetchone()[0]
+    titles = [t for (t,) in conn.execute("SELECT COALESCE(NULLIF(display_title, ''), title) FROM notes"
+                                         " WHERE path IN (SELECT path FROM chunks)")]
+    dates = sum(map(S.date_like, titles))
+    assert dates == 3  # the fixture's three daily notes (Journal/2026-11-2x) are not asked
     cal = json.loads(conn.execute("SELECT value FROM meta WHERE key='cosine_calibration'").fetchone()[0])
-    assert cal["notes"] == n and cal["n"] == min(n, S.CALIBRATION_TITLES) and 0 < cal["sd"] < cal["mean"] < 1
+    assert cal["notes"] == n and cal["n"] == min(n - dates, S.CALIBRATION_TITLES) and 0 < cal["sd"] < cal["mean"] < 1
+    assert cal["method"] == S.CALIBRATION_METHOD
     assert S.calibration(conn) == (cal["mean"], cal["sd"])
     conn.execute("DELETE FROM meta WHERE key='cosine_calibration'")
     conn.commit()
@@ -426,6 +431,57 @@ def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encode
     I.rebuild(sem_cfg)
     conn = I.open_index(sem_cfg)
     assert S.calibration(conn) == pytest.approx((cal["mean"], cal["sd"]))
+
+
+def test_date_titles_do_not_move_the_calibration(tmp_path, real_encoder):
+    """Daily notes titled by date (session 9, s9-calib): topic notes plus as many daily notes calibrate
+    close to the topic notes alone; asked, a date title's nearest note is another date, not a topic
+    (the calibration before session 9: 0.41 against 0.14 here, n 24). The daily notes stay match
+    candidates."""
+    topics = ["Sourdough bread recipe", "Pizza dough hydration", "Garden fence repair", "Building a garden shed",
+              "Race training plan", "Marathon nutrition", "Piano tuning basics", "Guitar string gauges",
+              "Database migration checklist", "Postgres index bloat", "Houseplant watering", "Repotting a fern"]
+    days = ["slept badly, grey and windy all day", "lunch with mum, talked about the holidays",
+            "quiet day, mostly emails and a long walk", "rainy, stayed in and read a novel",
+            "felt tired, early night", "sunny morning, coffee on the balcony", "busy day, meetings until six",
+            "visited friends across town", "the train was late again", "cleaned the flat, did laundry",
+            "phone call with my sister", "lazy Sunday, nothing planned"]
+    cals = {}
+    for name, daily in (("topics", []), ("journal", days)):
+        vault = tmp_path / name
+        vault.mkdir()
+        for i, t in enumerate(topics):
+            (vault / f"t{i}.md").write_text(f"# {t}\n\nNotes on {t.lower()}: what to do and what to avoid.\n")
+        for i, d in enumerate(daily):
+            (vault / f"2023-08-{i + 10:02d}.md").write_text(f"# 2023-08-{i + 10:02d}\n\n{d}.\n")
+        conn = embedded_index(vault, real_encoder)
+        cals[name] = S.calibrate(conn, real_encoder, "minilm-test")
+        conn.close()
+    assert cals["journal"]["notes"] == 24 and cals["journal"]["n"] == cals["topics"]["n"] == 12
+    assert abs(cals["journal"]["mean"] - cals["topics"]["mean"]) < 0.05
+    assert abs(cals["journal"]["sd"] - cals["topics"]["sd"]) < 0.05
+
+
+def test_a_calibration_of_another_method_is_measured_again_once(sem_cfg, real_encoder):
+    """A calibration stored before session 9 has no method (it asked every title, "titles"): the next
+    embedding pass measures it again with the product's method, and the one after leaves it alone."""
+    conn = I.open_index(sem_cfg)
+    cal = json.loads(S._get_meta(conn, "cosine_calibration"))
+    assert cal["method"] == S.CALIBRATION_METHOD and not S._needs_calibration(conn, cal["model"])
+    old = {k: v for k, v in cal.items() if k != "method"} | {"mean": 0.9, "sd": 0.01}
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('cosine_calibration', ?)", (json.dumps(old),))
+    conn.commit()
+    assert S._needs_calibration(conn, cal["model"]) and S.calibration(conn) == (0.9, 0.01)
+    conn.close()
+    real_encoder.calls.clear()
+    S.embed_pending(sem_cfg, encode=real_encoder)
+    assert any(len(call) > 1 for call in real_encoder.calls)  # the titles, asked again
+    conn = I.open_index(sem_cfg)
+    assert json.loads(S._get_meta(conn, "cosine_calibration")) == cal
+    conn.close()
+    real_encoder.calls.clear()
+    S.embed_pending(sem_cfg, encode=real_encoder)
+    assert not real_encoder.calls  # once: the next pass has nothing to measure
 
 
 @pytest.mark.parametrize("how", ["garbage", "absent"])
