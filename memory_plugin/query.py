@@ -147,12 +147,12 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
     return ev["known"] < rule["lexical_known"]
 
 
-def _preload(cfg: Config) -> None:
+def _preload(cfg: Config, conn: sqlite3.Connection) -> None:
     try:
         from . import semantic
     except ImportError:
         return
-    semantic.preload(cfg)
+    semantic.preload(cfg, conn)
 
 
 def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str,
@@ -244,7 +244,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             cands[p] = R.Cand(p, fused=1.0)
     else:
         if semantic:
-            _preload(cfg)  # the model loads while the words are searched
+            _preload(cfg, conn)  # the model loads while the words are searched
         lex = R.lexical(conn, q["content"], type_, top=lex_top)
         R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
         forms = R.lexical(conn, q["content"], type_, forms=True)

@@ -118,11 +118,12 @@ def _threads() -> None:
 _PRELOADS: dict[str, object] = {}  # model name -> the thread loading it (preload)
 
 
-def preload(cfg) -> None:
+def preload(cfg, conn: sqlite3.Connection | None = None) -> None:
     """Start loading the model in a thread, when semantic search can run: numpy's import and the
     model's files take ~200 ms, and a caller that runs its lexical retrievers meanwhile (SQLite lets
     go of the GIL while it searches) gets them for less. `embedder` waits for the thread; an error
-    is left to `embedder`, which loads again and raises it."""
+    is left to `embedder`, which loads again and raises it. With `conn`, the vectors file is mapped
+    here too (map_vectors), while the thread works."""
     try:
         require(cfg)
     except SemanticUnavailable:
@@ -140,6 +141,9 @@ def preload(cfg) -> None:
 
     t = _PRELOADS[name] = threading.Thread(target=run, name="memory-plugin-model", daemon=True)
     t.start()
+    tag = _tag(conn) if conn is not None else None
+    if tag is not None:
+        map_vectors(cfg, tag, keep=True)
 
 
 def embedder(cfg):
@@ -582,27 +586,62 @@ def save_vectors(cfg, conn: sqlite3.Connection):
     return head, mat, rowids, pair_ix
 
 
+_MAPPED: dict[str, tuple] = {}  # vectors file -> map_vectors's answer, kept for the next search only
+
+
+def map_vectors(cfg, tag: str, keep: bool = False):
+    """(header, read-only mapping with its pages loaded, offset of the arrays) of the vectors file when
+    its tag is `tag`, else None. Needs no numpy: `query` maps the file (`keep`: for the search that
+    follows, and that one only) while the model loads in its thread, so the search finds the header
+    read and the 54 MB (at 10k notes) in memory (reading the header and faulting the pages in cost a
+    search ~15 ms at 10k). Never kept longer: the file is replaced by a rename, but a mapping of a
+    file that something else cut short would fault on its missing pages."""
+    import json
+    import mmap
+
+    path = str(cfg.path(VECTORS_FILE))
+    got = _MAPPED.pop(path, None)
+    if got is not None and got[0].get("tag") == tag:
+        return got
+    try:
+        with open(path, "rb") as f:
+            head = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+            if not isinstance(head, dict) or head.get("tag") != tag:
+                return None
+            base = f.tell()
+            if hasattr(mmap, "MAP_SHARED"):
+                mm = mmap.mmap(f.fileno(), 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0),
+                               prot=mmap.PROT_READ)
+            else:  # Windows
+                mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # missing, empty, cut short, another format: the table
+        return None
+    if keep:
+        _MAPPED[path] = (head, mm, base)
+    return head, mm, base
+
+
 def _load_vectors(cfg, tag: str, dim: int):
     """(header, matrix, rowids, pair of each row) mapped from the vectors file when its tag is
     `tag`, else None."""
-    import json
-
     import numpy as np
 
+    got = map_vectors(cfg, tag)
+    if got is None:
+        return None
+    head, mm, base = got
     try:
-        with open(cfg.path(VECTORS_FILE), "rb") as f:
-            head = json.loads(f.read(int.from_bytes(f.read(8), "little")))
-            if head.get("tag") != tag or head.get("dim") != dim:
-                return None
-            n, base = head["rows"], f.tell()
-            if n == 0:
-                return head, np.zeros((0, dim), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int32)
-            mm = np.memmap(f, dtype=np.uint8, mode="r")
+        if head.get("dim") != dim:
+            return None
+        n = head["rows"]
+        if n == 0:
+            return head, np.zeros((0, dim), np.float32), np.zeros(0, np.int64), np.zeros(0, np.int32)
+        raw = np.frombuffer(mm, dtype=np.uint8)
         ends = np.cumsum([base, n * dim * 4, n * 8, n * 4])
-        mat = mm[ends[0]:ends[1]].view(np.float32).reshape(n, dim)
-        rowids, pair_ix = mm[ends[1]:ends[2]].view(np.int64), mm[ends[2]:ends[3]].view(np.int32)
+        mat = raw[ends[0]:ends[1]].view(np.float32).reshape(n, dim)
+        rowids, pair_ix = raw[ends[1]:ends[2]].view(np.int64), raw[ends[2]:ends[3]].view(np.int32)
         return head, mat, rowids, pair_ix
-    except (OSError, ValueError, KeyError, TypeError):  # missing, cut short, another format: the table
+    except (ValueError, KeyError, TypeError):  # cut short, another format: the table
         return None
 
 

@@ -595,3 +595,19 @@ def test_a_preload_that_fails_leaves_the_error_to_the_caller(tmp_path, semantic_
     monkeypatch.setenv("MEMORY_PLUGIN_EMBEDDING_MODEL", "off")
     S.preload(load_config(vault=tmp_path, cache_dir=tmp_path / "c"))  # semantic off: nothing starts
     assert S._PRELOADS == {}
+
+
+def test_the_vectors_file_mapped_ahead_serves_one_search_only(sem_cfg, real_encoder, monkeypatch):
+    S.embed_pending(sem_cfg, encode=real_encoder)
+    conn = I.open_index(sem_cfg)
+    question = "a second writer gets database is locked errors"
+    want = S.search(sem_cfg, conn, question, k=20)
+    monkeypatch.setattr(S, "_MAPPED", {})
+    monkeypatch.setattr(S, "_PRELOADS", {})
+    monkeypatch.setattr(S, "_EMBEDDERS", {})
+    S.preload(sem_cfg, conn)  # maps the file while the model loads
+    assert list(S._MAPPED) == [str(sem_cfg.path(S.VECTORS_FILE))]
+    assert S.search(sem_cfg, conn, question, k=20) == want
+    assert S._MAPPED == {}  # used once: a later search maps the file again
+    assert S.search(sem_cfg, conn, question, k=20) == want
+    conn.close()
