@@ -480,8 +480,11 @@ def worker(mode: str, *args: str) -> None:
             from . import journal
 
             journal.drain(str(cfg.vault), str(cfg.cache_dir))  # lines queued by a SessionEnd that could not wait
-            stats = index.reindex(cfg, list(args), lock_timeout=60)
-            if stats.get("reindexed") or stats.get("removed"):
+            try:
+                stats = index.reindex(cfg, list(args), lock_timeout=60)
+            except index.IndexMissing:  # missing or broken: build it (the notes are in it then)
+                stats = pipeline.sync(cfg, lock_timeout=60)
+            if stats.get("reindexed") or stats.get("removed") or stats.get("rebuilt"):
                 refresh_brief(cfg)
         elif mode == "brief":
             refresh_brief(cfg)

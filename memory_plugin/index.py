@@ -632,16 +632,30 @@ def _swap_in(cfg: Config, gen: str) -> None:
 
 # ---------------------------------------------------------------- sync and reindex
 
+BROKEN_INDEX_WAIT = 60  # seconds a background sync waits for the lock when the index is missing or broken
+
+
+def _unusable(cfg: Config) -> bool:
+    """No index, or one that cannot be used (unreadable, an old schema, another vault's)."""
+    if not index_path(cfg).exists():
+        return True
+    try:
+        open_index(cfg).close()
+    except IndexMissing:
+        return True
+    return False
+
+
 def sync(cfg: Config, lock_timeout: float = -1) -> dict:
     """Bring the index up to date with the vault, reading only what changed."""
     cfg.require_vault()
     cfg.ensure_cache_dir()
-    if not index_path(cfg).exists():
-        return {"rebuilt": True, **rebuild(cfg, lock_timeout=lock_timeout)}
-    try:
-        open_index(cfg).close()
-    except IndexMissing:
-        return {"rebuilt": True, **rebuild(cfg, lock_timeout=lock_timeout)}
+    if _unusable(cfg):
+        # Nothing works until it is built: wait for a lock another process holds (a background sync
+        # asks for none, but one that gave up here would leave a broken index to the next session);
+        # if that process built it, nothing is left to do.
+        return {"rebuilt": True, **rebuild(cfg, lock_timeout=BROKEN_INDEX_WAIT if lock_timeout == 0 else lock_timeout,
+                                           only_if=lambda: _unusable(cfg))}
     lock = index_lock(cfg, lock_timeout)
     try:
         lock.acquire()

@@ -188,3 +188,27 @@ def test_outputs_after_sync_equal_outputs_of_a_rebuild(tmp_path):
     # the report names the minute the index changed: the rest must be the same
     same = [re.sub(r"index updated [0-9: -]+", "", c.path("GRAPH_REPORT.md").read_text()) for c in (cfg, fresh)]
     assert same[0] == same[1]
+
+
+def test_a_background_sync_waits_for_the_lock_to_heal_a_broken_index(vault, cache_dir):
+    # SessionStart's sync asks for no lock; when another process holds it, a broken index used to be
+    # left broken for the next session. Now the sync waits, rebuilds, and a second one finds it done.
+    import threading
+
+    cfg = load_config(vault=vault, cache_dir=cache_dir)
+    P.rebuild(cfg)
+    I.index_path(cfg).resolve().write_bytes(b"garbage" * 1000)
+    lock = I.index_lock(cfg, 5)
+    lock.acquire()
+    got = {}
+    t = threading.Thread(target=lambda: got.update(I.sync(cfg, lock_timeout=0)))
+    t.start()
+    t.join(1.0)
+    assert t.is_alive()  # waiting for the lock, not given up
+    lock.release()
+    t.join(60)
+    assert got.get("rebuilt") and not got.get("skipped")
+    conn = I.open_index(cfg)
+    assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] > 40
+    conn.close()
+    assert I.sync(cfg, lock_timeout=0).get("rebuilt") is None  # usable now: an ordinary sync
