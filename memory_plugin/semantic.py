@@ -357,15 +357,16 @@ CALIBRATION_DEFAULT = (0.50, 0.125)  # mean, sd: the mean of bench/dev/til's and
 CALIBRATION_DRIFT = 0.1      # re-measured when the embedded notes changed by more than this share
 
 
-_MONTHS = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november"
-                     r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b", re.IGNORECASE)
+# compiled on first use (re's cache), not when a query or hook imports this module
+_MONTHS = (r"(?i)\b(?:january|february|march|april|may|june|july|august|september|october|november"
+           r"|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\b")
 
 
 def date_shape(title: str) -> str:
     """The title case-folded, every English month name or its three-letter abbreviation (and "Sept";
     whole words) -> "M", then every digit run -> "0"; other characters kept: "2023-08-01" -> "0-0-0",
     "Sep 14th, 2020" -> "M 0th, 0", "Context" -> "context"."""
-    return re.sub(r"\d+", "0", _MONTHS.sub("M", (title or "").casefold()))
+    return re.sub(r"\d+", "0", re.sub(_MONTHS, "M", (title or "").casefold()))
 
 
 def date_like(title: str) -> bool:
@@ -433,7 +434,7 @@ def _current_pairs(cfg, conn: sqlite3.Connection, tag: str, pairs: list) -> "np.
     ok = np.array([now.get(p) == h for p, h in pairs], dtype=bool)
     if rows and rows[0][2] is not None:
         try:
-            atomic_write(cfg.path(CURRENT_FILE), f"{tag}|{rows[0][2]}".encode("utf-8") + b"\n" + ok.tobytes(),
+            atomic_write(cfg.path(CURRENT_FILE), _stamp(tag, rows[0][2]).encode("utf-8") + b"\n" + ok.tobytes(),
                          skip_unchanged=False)
         except OSError:  # a cache dir we cannot write: counted again next time
             pass
@@ -442,7 +443,11 @@ def _current_pairs(cfg, conn: sqlite3.Connection, tag: str, pairs: list) -> "np.
 
 def _current_stamp(conn: sqlite3.Connection, tag: str) -> str:
     at = conn.execute("SELECT value FROM meta WHERE key = 'changed_at'").fetchone()
-    return f"{tag}|{at[0]}" if at and at[0] is not None else ""
+    return _stamp(tag, at[0]) if at and at[0] is not None else ""
+
+
+def _stamp(tag: str, changed_at: str) -> str:
+    return f"{tag}|{changed_at}"
 
 
 def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
