@@ -247,7 +247,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             _preload(cfg, conn)  # the model loads while the words are searched
         lex = R.lexical(conn, q["content"], type_, top=lex_top)
         R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
-        forms = R.lexical(conn, q["content"], type_, forms=True)
+        forms_top: dict = {}
+        forms = R.lexical(conn, q["content"], type_, forms=True, top=forms_top)
+        floors = R.lexical_floors({"lexical": (lex, lex_top), "forms": (forms, forms_top)})
         R.add(cands, "forms", [(h[0], h[1]) for h in forms], {h[0]: h[3] for h in forms})
         for h in lex + forms:  # the question's words each note has (the prompt hook weighs them)
             matched.setdefault(h[0], set()).update(h[2])
@@ -285,11 +287,11 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         res["evidence"] = ev
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
-        R.fuse(cands)
+        R.fuse(cands, floors=floors)
         seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
         near, gwhy = R.graph(conn, [(c.path, c.fused) for c in seeds], type_)
         R.add(cands, "graph", near, gwhy)
-        R.fuse(cands, semantic=sem is not None)
+        R.fuse(cands, semantic=sem is not None, floors=floors)
     if not cands:
         return pack(res, [], budget, as_json)
     anchor_list = _anchor(conn, text, type_, q["content"], lex_top) if q["content"] and ANCHOR["top"] else []
@@ -353,18 +355,21 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
 
 
 def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:
-    """baseline(conn, text, type_, limit=ANCHOR["top"]), without running that search again when the
-    lexical retriever just ran it: the same OR expression (baseline's words are the question's
-    content words), so the same BM25 ranking (the default weights are BM25_WEIGHTS), and its first
-    note public (baseline drops only private ones) and strictly first (a tie could be ordered
-    either way). Else plain BM25's own search, as before."""
-    if ANCHOR["top"] == 1 and top and R.BM25_WEIGHTS == "1.0, 1.0, 1.0, 1.0, 1.0, 1.0":
-        words = [w for w in T.words(text) if w not in T.STOPWORDS]
-        if list(dict.fromkeys(words)) == content:
-            first, second = top["first"], top["second"]
+    """baseline(conn, text, type_, limit=ANCHOR["top"]), read from a BM25 ranking's head: the
+    lexical retriever's when its OR expression is baseline's (the question's content words; the
+    default weights are BM25_WEIGHTS), else one searched for baseline's words. Its first note is
+    plain BM25's when it is public (baseline drops only private ones) and strictly first (a tie
+    could be ordered either way), by more than the terms half the notes have, left out of the
+    search (retrieve.informative), could add to any note (`slack`). Else baseline's own search."""
+    if ANCHOR["top"] == 1 and R.BM25_WEIGHTS == "1.0, 1.0, 1.0, 1.0, 1.0, 1.0":
+        words = list(dict.fromkeys(w for w in T.words(text) if w not in T.STOPWORDS))
+        if not (top and words == content) and words:
+            top = R.bm25_search(conn, [f'"{w}"' for w in words], type_, 2)[2]
+        if top:
+            first, second, slack = top["first"], top["second"], top["slack"]
             if first is None:
                 return []  # nothing matches the expression
-            if top["path"] is not None and (second is None or first[1] > second[1]):
+            if top["path"] is not None and first[1] > slack and (second is None or first[1] - second[1] > slack):
                 return [top["path"]]
     return baseline(conn, text, type_, limit=ANCHOR["top"])
 

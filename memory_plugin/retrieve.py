@@ -2,7 +2,8 @@
 their fusion.
 
 - lexical: FTS5 BM25 over title, aliases, tags, headings, summary and body; the question's words
-  OR'ed, stop words dropped; every note BM25 ranks is a candidate (no coverage gate).
+  OR'ed, stop words dropped, and those half the notes have (BM25 gives them no weight); every note
+  BM25 ranks is a candidate (no coverage gate).
 - names:   a title, alias, tag or project the question names.
 - semantic: close in meaning (semantic.search, when the semantic layer is on).
 - graph:   neighbours of the best fused candidates over links, typed relations and rare shared tags.
@@ -24,6 +25,9 @@ DEPTH = 50  # how many candidates each retriever hands to the fusion
 # FTS5 column weights: title, aliases, tags, summary, body, headings (a name is stronger evidence
 # than a word somewhere in the body; headings are short names of sections).
 BM25_WEIGHTS = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0"
+# FTS5's bm25 (fts5_aux.c), not ours to set: k1, and the idf it gives a term half the rows have.
+# Each term adds idf * tf(k1 + 1) / (tf + k1 * length norm) < idf * (k1 + 1) to a note's score.
+FTS5_K1, FTS5_ZERO_IDF = 1.2, 1e-6
 LIST_WEIGHT = {
     # The words count as one retriever (2/3 + 1/3), in two lists: the words themselves and their
     # stems (testing ~ tests), weaker evidence than the word itself. Ratio and split set on bench/dev.
@@ -82,21 +86,50 @@ def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: 
     return dict(rows_in(conn, sql + (" AND type = ?" if type_ else ""), ids_or_paths, [type_] if type_ else ()))
 
 
+def informative(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[str], int]:
+    """(the FTS5 terms worth scoring, how many were left out as common). A term is worth scoring
+    when some note has it and fewer than half the notes do: bm25() gives a term at least half the
+    rows have an idf of 1e-6 (log((N - n + 0.5) / (n + 0.5)), clamped at zero), no weight, yet a
+    query with it scores every note that has it (in a big vault, most of them); a term no note has
+    adds nothing. When no term is worth scoring, all are kept: bm25 still orders the notes that
+    have the common ones by how often and how densely they have them."""
+    rows = conn.execute("SELECT count(*) FROM notes").fetchone()[0]  # one fts row per note
+    half = (rows + 1) // 2  # n >= N / 2
+    dfs = [conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (t, half)).fetchone()[0]
+           for t in terms]
+    keep = [t for t, n in zip(terms, dfs) if 0 < n < half]
+    return (keep, sum(n >= half for n in dfs)) if keep else (terms, 0)
+
+
+def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None,
+                limit: int) -> tuple[list[tuple[int, float]], dict[int, str], dict]:
+    """BM25 over `terms` OR'ed, less those half the notes have (`informative`): (up to `limit`
+    (rowid, score) best first, {rowid: path} of those public and of `type_`, the ranking's head:
+    "first" and "second" (rowid, score) or None, "path": the first one's path when it is public
+    (and of `type_`), else None, "cut": whether common terms were left out, and "slack": at most how
+    much they would have added to any note's score)."""
+    searched, common = informative(conn, terms)
+    ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
+                          "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (" OR ".join(searched), limit)).fetchall()
+    ok = public(conn, [r[0] for r in ranked], type_)
+    head = {"first": ranked[0] if ranked else None, "second": ranked[1] if len(ranked) > 1 else None,
+            "path": ok.get(ranked[0][0]) if ranked else None, "cut": common > 0,
+            "slack": common * FTS5_ZERO_IDF * (FTS5_K1 + 1)}
+    return ranked, ok, head
+
+
 def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
             forms: bool = False, top: dict | None = None) -> list[tuple[str, float, list[str], str]]:
     """BM25 hits best first: [(path, bm25, the question's words the note has, why)]; the words
-    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested). `top`, when
-    given, gets the unfiltered ranking's head: "first" and "second" (rowid, score) or None, and
-    "path": the first one's path when it is public (and of `type_`), else None."""
+    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested), less those half
+    the notes have (the words a note has are still all of them). `top`, when given, gets the
+    ranking's head (bm25_search)."""
     if not content:
         return []
-    expr = T.fts_or(content) if forms else " OR ".join(f'"{w}"' for w in content)
-    ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
-                          "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (expr, DEPTH * 4)).fetchall()
-    ok = public(conn, [r[0] for r in ranked], type_)
+    terms = [T.fts_term(w) for w in content] if forms else [f'"{w}"' for w in content]
+    ranked, ok, head = bm25_search(conn, terms, type_, DEPTH * 4)
     if top is not None:
-        top.update(first=ranked[0] if ranked else None, second=ranked[1] if len(ranked) > 1 else None,
-                   path=ok.get(ranked[0][0]) if ranked else None)
+        top.update(head)
     ranked = [(rid, s) for rid, s in ranked if rid in ok][:DEPTH]
     if not ranked:
         return []
@@ -112,6 +145,13 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
         why = "matched " + ", ".join(_found_as(w, rx[w], hay, whole) for w in matched[:6]) if matched else ""
         out.append((ok[rid], s, matched, why))
     return out
+
+
+def lexical_floors(lists: dict[str, tuple[list, dict]]) -> dict[str, float]:
+    """{list name: 0.0} for each BM25 list (name -> (hits, its `top`)) that left terms out and is
+    shorter than DEPTH: the notes those terms alone would have added scored ~1e-6 of its best, so
+    its scaling keeps BM25's zero as its floor, as they gave it."""
+    return {n: 0.0 for n, (hits, top) in lists.items() if top.get("cut") and len(hits) < DEPTH}
 
 
 def _found_as(w: str, rx: T.Term, hay: str, whole: dict[str, T.Term]) -> str:
@@ -275,17 +315,19 @@ def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why:
             c.why[name] = why[path]
 
 
-def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True) -> None:
+def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True,
+         floors: dict[str, float] | None = None) -> None:
     """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
     CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
-    they are (already 0..1: the share of the question named, the spread seed score)."""
+    they are (already 0..1: the share of the question named, the spread seed score). `floors`:
+    a list's lowest value for the scaling when its tail was left out (`lexical_floors`)."""
     method = method or FUSION
     weight = dict(LIST_WEIGHT, graph=LIST_WEIGHT["graph" if semantic else "graph_lexical"])
     if method == "rrf":
         for c in cands.values():
             c.fused = sum(weight[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
         return
-    span: dict[str, tuple[float, float]] = {}
+    span: dict[str, tuple[float, float]] = {n: (v, v) for n, v in (floors or {}).items()}
     for c in cands.values():
         for n, v in c.raw.items():
             lo, hi = span.get(n, (v, v))
