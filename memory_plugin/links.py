@@ -82,10 +82,22 @@ def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_c
                      check=None) -> str:
     """Blank out fenced code, inline code and HTML comments (and %% %% if asked). `check()`, when
     given, is called every few thousand fence lines or backtick strings (a time budget may raise)."""
+    return mask_spans(mask_blocks(body, check), keep_obsidian_comments=keep_obsidian_comments,
+                      inline_code=inline_code, check=check)
+
+
+def mask_blocks(body: str, check=None) -> str:
+    """mask_non_content's first steps: fenced code and HTML comments blanked."""
     if "```" in body or "~~~" in body:
         body = _mask_fences(body, check)
     if "<!--" in body:
         body = HTML_COMMENT_RE.sub(_blank, body)
+    return body
+
+
+def mask_spans(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True,
+               check=None) -> str:
+    """mask_non_content's last steps, on what mask_blocks returned: inline code (and %% %% if asked)."""
     if inline_code and "`" in body:
         body = mask_code_spans(body, check)
     if not keep_obsidian_comments and "%%" in body:
@@ -228,7 +240,11 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
             m = INLINE_FIELD_RE.match(line)
             if m and "[[" in m.group(2):
                 fields[i + 1] = m.group(1).strip().lower()
-    for start, _end, embed, inner in iter_wikilinks(masked):
+    md = "](" in masked
+    wiki_spans: list[int] = []  # where the wikilinks are, blanked before markdown links are looked for
+    for start, end, embed, inner in iter_wikilinks(masked):
+        if md:
+            wiki_spans += (start, end)
         linkpath, sub, display = split_wikilink(inner)
         if not linkpath and not sub:
             continue
@@ -236,8 +252,17 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
         prop = fields.get(line)
         kind = "property" if prop else ("embed" if embed else "link")
         links.append(RawLink(kind, linkpath, sub, display, line + line_offset, prop))
-    if "](" in masked:
-        no_wiki = WIKILINK_RE.sub(_blank, masked) if "[[" in masked else masked
+    if md:
+        # WIKILINK_RE.sub(_blank, masked), from the matches found above (a wikilink holds no newline)
+        no_wiki = masked
+        if wiki_spans:
+            parts, last = [], 0
+            for k in range(0, len(wiki_spans), 2):
+                start, end = wiki_spans[k], wiki_spans[k + 1]
+                parts += (masked[last:start], " " * (end - start))
+                last = end
+            parts.append(masked[last:])
+            no_wiki = "".join(parts)
         for m in MDLINK_RE.finditer(no_wiki):
             dest = m.group(3)
             if dest.startswith("<"):

@@ -20,8 +20,10 @@ from .scan import VaultFile
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
 # delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
 H1_RE = re.compile(r"^#[ \t]++([^\n]*+)$", re.M)
-MD_STRIP_RE = re.compile(r"!?\[\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
-MDLINK_TEXT_RE = re.compile(r"!?\[([^\[\]\n]*+)\]\([^()\n]*+\)")
+# `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
+# looked for by the regex engine's fast scan for them, not tried at every position of the text.
+MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
+MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\([^()\n]*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
                               (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
@@ -69,11 +71,48 @@ def _json_default(o):
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # json.dumps makes one per call
+_enc_str = json.encoder.encode_basestring  # what _ENCODE writes a str as (C when available)
+_SCALAR_JSON = {True: "true", False: "false", None: "null"}
+
+
+def _scalar_json(v) -> str | None:
+    """A str, None, bool, int or date as _ENCODE writes it; None for anything else."""
+    t = type(v)
+    if t is str:
+        return _enc_str(v)
+    if t is bool or v is None:
+        return _SCALAR_JSON[v]
+    if t is int:
+        return int.__repr__(v)
+    if t is _dt.date:
+        return _enc_str(v.isoformat())
+    return None
+
+
+def _list_json(v: list) -> str | None:
+    items = [_scalar_json(x) for x in v]
+    return None if None in items else "[" + ", ".join(items) + "]"
 
 
 def dumps(o) -> str:
-    if not o and type(o) in (list, dict):  # most notes' aliases, warnings, props
-        return "[]" if type(o) is list else "{}"
+    """JSON text as _ENCODE writes it. The lists of str and the properties of one level of scalars
+    (and lists of them) that most notes have are written here: the encoder's set-up per call cost
+    more than the encoding."""
+    t = type(o)
+    if not o and (t is list or t is dict):  # most notes' aliases, warnings, props
+        return "[]" if t is list else "{}"
+    if t is list:
+        text = _list_json(o)
+        if text is not None:
+            return text
+    elif t is dict:
+        parts = []
+        for k, v in o.items():
+            text = _list_json(v) if type(v) is list else _scalar_json(v)
+            if text is None or type(k) is not str:
+                return _ENCODE(o)
+            parts.append(f"{_enc_str(k)}: {text}")
+        return "{" + ", ".join(parts) + "}"
     return _ENCODE(o)
 
 
@@ -101,9 +140,7 @@ _yaml_loader = None
 
 
 def load_yaml(fm: str):
-    data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
-    if data is not None:
-        return data
+    """A frontmatter as PyYAML reads it (what simple_yaml is not sure of)."""
     global _yaml_loader
     import yaml
 
@@ -291,16 +328,18 @@ def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
     """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
     characters are read, as callers keep a title or a summary of a few hundred."""
     s = s[:limit]
-    if "[" in s:  # each pattern starts at a character most text lacks: look for it first
+    if "[[" in s:  # each pattern needs characters most text lacks: look for them first
         s = MD_STRIP_RE.sub(_wikilink_text, s)
+    if "](" in s:
         s = MDLINK_TEXT_RE.sub(_group1, s)
     if _EMPH_CHARS.search(s):
         s = EMPH_RE.sub(_emph, s)
-    return _SPACES_RE.sub(" ", s).strip()
+    # each run of whitespace as one space, the ends stripped: what re.sub(r"\s+", " ", s).strip()
+    # gives (str.split and re's \s agree on what is a space), at a third of its CPU
+    return " ".join(s.split())
 
 
 _EMPH_CHARS = re.compile(r"[*_~=]")
-_SPACES_RE = re.compile(r"\s+")
 
 
 def _wikilink_text(m: re.Match) -> str:
@@ -459,16 +498,21 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     fm, body, offset = split_frontmatter(text)
     props: dict[str, Any] = {}
     if fm is not None and fm.strip():
-        try:
-            data = load_yaml(fm)
-        except Exception as e:  # yaml.YAMLError and the odd C-loader error
-            mark = getattr(e, "problem_mark", None)
-            where = f" line {mark.line + 2}" if mark else ""
-            problem = getattr(e, "problem", None) or str(e).split("\n")[0]
-            note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
-            data = None
+        data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
+        # what simple_yaml reads is one level of scalars and lists of scalars, at most one value per
+        # character of its text: within props_too_big's limits when the text is shorter than them
+        small = data is not None and len(fm) < MAX_PROP_VALUES
+        if data is None:
+            try:
+                data = load_yaml(fm)
+            except Exception as e:  # yaml.YAMLError and the odd C-loader error
+                mark = getattr(e, "problem_mark", None)
+                where = f" line {mark.line + 2}" if mark else ""
+                problem = getattr(e, "problem", None) or str(e).split("\n")[0]
+                note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
+                data = None
         budget.check("properties")
-        why = props_too_big(data) if isinstance(data, (dict, list)) else None
+        why = props_too_big(data) if not small and isinstance(data, (dict, list)) else None
         if why:
             note.warnings.append(why)  # privacy was decided on the text already (privacy.py)
         elif isinstance(data, dict):
@@ -478,8 +522,12 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.props = props
     note.body = body
     keep_comments = cfg_values.get("comment_links", True)
-    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments,
-                                check=lambda: budget.check("masking code and comments"))
+
+    def check():
+        budget.check("masking code and comments")
+
+    blocks = L.mask_blocks(body, check)  # what the summary is read from, and the first steps of `masked`
+    masked = L.mask_spans(blocks, keep_obsidian_comments=keep_comments, check=check)
     note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
     budget.check("links")
     tags = _tag_list(props.get("tags", props.get("tag")))
@@ -503,8 +551,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     summary = props.get("summary") or props.get("description")
     note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
         str(summary).strip() else \
-        first_paragraph(L.mask_non_content(body, inline_code=False, check=lambda: budget.check("summary"))
-                        .replace("`", ""))
+        first_paragraph(blocks.replace("`", ""))
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
