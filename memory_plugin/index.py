@@ -529,7 +529,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         all_paths = sorted(list(files) + attachments)
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
                          [_file_row(p, p in files) for p in all_paths])
-        resolver = L.Resolver(all_paths)
+        resolver = L.Resolver(all_paths, memo=True)
         vfs = [files[p] for p in sorted(files)]
         total = len(vfs)
         if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved

@@ -50,29 +50,37 @@ class RawLink:
 
 
 def _blank(m: re.Match) -> str:
-    # keep newlines so line numbers survive masking
-    return re.sub(r"[^\n]", " ", m.group(0))
+    return _blanked(m.group(0))
 
 
-FENCE_LINE_RE = re.compile(r"^[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
+def _blanked(text: str) -> str:
+    """Every character but newlines turned to a space (line numbers survive masking): what
+    re.sub(r"[^\n]", " ", text) gives, a line at a time instead of a match per character."""
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
+# A fence-like line with the newline before it (_mask_fences puts one before the text), not `^` under
+# re.M, which the regex engine tries at every character: a literal first is found by its fast scan.
+FENCE_LINE_RE = re.compile(r"\n[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 
 
 def _mask_fences(body: str, check=None) -> str:
     """Fenced code blanked: the opening line emptied, the rest (closing line too) turned to spaces,
     newlines kept; an unclosed fence runs to the end. Only fence-like lines are visited."""
     parts, last, fence, open_end = [], 0, None, 0
-    for k, m in enumerate(FENCE_LINE_RE.finditer(body)):
+    for k, m in enumerate(FENCE_LINE_RE.finditer("\n" + body)):
         if check is not None and not k & 0x3FFF:
             check()
+        start, end = m.start(), m.end() - 1  # the line's start and end in `body`
         if fence is None:
             fence = m.group(1)
-            parts.append(body[last:m.start()])
-            last = open_end = m.end()
+            parts.append(body[last:start])
+            last = open_end = end
         elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip():
-            parts.append(re.sub(r"[^\n]", " ", body[open_end:m.end()]))
-            last, fence = m.end(), None
+            parts.append(_blanked(body[open_end:end]))
+            last, fence = end, None
     if fence is not None:
-        parts.append(re.sub(r"[^\n]", " ", body[open_end:]))
+        parts.append(_blanked(body[open_end:]))
         last = len(body)
     parts.append(body[last:])
     return "".join(parts)
@@ -188,7 +196,7 @@ def mask_code_spans(body: str, check=None) -> str:
     parts, last = [], 0
     for a, b in spans:
         parts.append(body[last:a])
-        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else re.sub(r"[^\n]", " ", body[a:b]))
+        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else _blanked(body[a:b]))
         last = b
     parts.append(body[last:])
     return "".join(parts)
@@ -342,11 +350,14 @@ def file_name_lc(path: str) -> str:
 
 
 class Resolver:
-    """Obsidian's getLinkpathDest over a fixed set of vault files."""
+    """Obsidian's getLinkpathDest over a fixed set of vault files. With `memo` (a rebuild, whose
+    files and aliases stay as they are while its links are resolved) the resolutions that do not
+    depend on the linking note are kept by link path: most of a vault's links repeat a name."""
 
-    def __init__(self, paths, aliases: dict[str, str] | None = None):
+    def __init__(self, paths, aliases: dict[str, str] | None = None, memo: bool = False):
         self.by_name: dict[str, list[str]] = defaultdict(list)
         self.by_path: dict[str, str] = {}
+        self.memo: dict[str, tuple[str | None, bool]] | None = {} if memo else None
         for p in paths:
             self.add(p)
         self.aliases = aliases or {}
@@ -354,11 +365,25 @@ class Resolver:
     def add(self, p: str) -> None:
         self.by_name[file_name_lc(p)].append(p)
         self.by_path[p.lower()] = p
+        if self.memo:
+            self.memo.clear()
 
     def resolve(self, linkpath: str, src: str) -> tuple[str | None, bool]:
         """-> (target vault path or None when dangling, ambiguous?)."""
         if not linkpath:
             return src, False
+        memo = self.memo
+        if memo is not None:
+            hit = memo.get(linkpath)
+            if hit is not None:
+                return hit
+        target, ambiguous, by_src = self._resolve(linkpath, src)
+        if memo is not None and not by_src:
+            memo[linkpath] = (target, ambiguous)
+        return target, ambiguous
+
+    def _resolve(self, linkpath: str, src: str) -> tuple[str | None, bool, bool]:
+        """-> (target, ambiguous?, whether the answer depends on where `src` is)."""
         lp = linkpath.replace("\\", "/")
         if lp.startswith("./") or lp.startswith("../"):
             base = src.rsplit("/", 1)[0] if "/" in src else ""
@@ -366,15 +391,19 @@ class Resolver:
             for seg in lp.split("/"):
                 if seg == "..":
                     if not parts:
-                        return None, False
+                        return None, False, True
                     parts.pop()
                 elif seg not in (".", ""):
                     parts.append(seg)
             rel = "/".join(parts).lower()
             hit = self.by_path.get(rel) or self.by_path.get(rel + ".md")
             if hit:
-                return hit, False
-            lp = "/".join(parts)
+                return hit, False, True
+            target, ambiguous, _ = self._by_name("/".join(parts), linkpath, src)
+            return target, ambiguous, True
+        return self._by_name(lp, linkpath, src)
+
+    def _by_name(self, lp: str, linkpath: str, src: str) -> tuple[str | None, bool, bool]:
         lp = lp.lstrip("/")
         n = lp.lower()
         name = n.rsplit("/", 1)[-1]
@@ -387,13 +416,13 @@ class Resolver:
             if self.aliases:
                 hit = self.aliases.get(linkpath.lower())
                 if hit:
-                    return hit, False
-            return None, False
+                    return hit, False, False
+            return None, False, False
         if name == n and len(cands) == 1:
-            return cands[0], False
+            return cands[0], False, False
         for c in cands:
             if c.lower() == n:
-                return c, False
+                return c, False, False
         src_dir = src.rsplit("/", 1)[0].lower() if "/" in src else ""
         near = sorted((c for c in cands if c.lower().endswith(n) and c.lower().startswith(src_dir)),
                       key=lambda c: (len(c), c))
@@ -401,6 +430,6 @@ class Resolver:
                      key=lambda c: (len(c), c))
         order = near + far
         if not order:
-            return None, False
+            return None, False, True
         ambiguous = len(order) > 1 and ((order[0] in near) == (order[1] in near))
-        return order[0], ambiguous
+        return order[0], ambiguous, True
