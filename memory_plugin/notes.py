@@ -162,7 +162,13 @@ def load_yaml(fm: str):
 # tabs, comments, anchors, tags, block scalars, escapes, nesting, multi-line scalars, and every
 # plain scalar PyYAML would resolve to something other than a string, null, a bool, a plain int or
 # a YYYY-MM-DD date (tests/test_notes_yaml.py holds the two equal).
-_YAML_HARD = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# Any character outside those simple_yaml knows: a tab, one of #&*!|>%@`{}\\, a BOM, a line break other
+# than \n (\x85, \u2028, \u2029), or a character PyYAML does not print (outside \n, \x20-\x7e,
+# \xa0-\ud7ff, \ue000-\ufffd and the astral planes). One negated class (every character not in
+# their difference), which the regex engine scans for in one loop; an alternation it tries
+# position by position (tests/test_notes_yaml.py checks every code point against the two classes).
+_YAML_HARD = re.compile(r"[^\n\x20\x22\x24\x27-\x29\x2b-\x3d\x3f\x41-\x5b\x5d-\x5f\x61-\x7a\x7e\xa0-\u2027"
+                        r"\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
 _YAML_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _YAML_ITEM = re.compile(r"( *)- +(.*)")
 _YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -574,9 +580,10 @@ def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, c
     types, hub_tags, folders, rx = _hub_rules(cfg)
     if ptype in types:
         return True
-    if any(t.lower() in hub_tags for t in tags):
-        return True
-    if any(path.startswith(f) for f in folders):
+    for t in tags:  # loops and a tuple for startswith, not any() over generators: twice per note
+        if t.lower() in hub_tags:
+            return True
+    if path.startswith(folders):
         return True
     name = path.rsplit("/", 1)[-1][:-3]
     return bool(rx and (rx.match(name) or rx.match(title)))
@@ -615,8 +622,10 @@ def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: di
     if jf and path.startswith(jf + "/"):
         return "journal"
     prefix = cfg["convention_tag_prefix"].lower()
-    if any(t.lower() == prefix or t.lower().startswith(prefix + "/") for t in tags):
-        return "convention"
+    for t in tags:
+        t = t.lower()
+        if t == prefix or t.startswith(prefix + "/"):
+            return "convention"
     if is_authored_hub(path, None, tags, title, cfg):
         return "hub"
     return "note"

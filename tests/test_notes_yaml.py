@@ -96,3 +96,14 @@ def test_every_fixture_and_generated_frontmatter(tmp_path):
             fast += 1
             assert _same(got, yaml.load(fm, Loader=Loader)), p
     assert total > 250 and fast > total // 2
+
+
+def test_hard_characters_are_the_two_classes_it_was_written_as():
+    """_YAML_HARD is one negated class for speed; it finds exactly the characters of the plain
+    definition (a character simple_yaml leaves to PyYAML, or one PyYAML does not print)."""
+    import re
+    import sys
+
+    plain = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+    chars = "".join(map(chr, range(sys.maxunicode + 1)))
+    assert [m.start() for m in N._YAML_HARD.finditer(chars)] == [m.start() for m in plain.finditer(chars)]
