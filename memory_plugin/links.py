@@ -15,9 +15,11 @@ BACKTICKS_RE = re.compile(r"`+")
 # blank line, list item, block quote, ATX heading, thematic break; fence lines are blank by then).
 _BLOCK_START = (r"(?:[ \t]*+(?:\n|$)|[ \t]{0,3}+(?:[-*+](?:[ \t]|$)|\d{1,9}+[.)](?:[ \t]|$)|>|#{1,6}+(?:[ \t]|$)"
                 r"|(?:(?:\*[ \t]*+){3,}|(?:-[ \t]*+){3,}|(?:_[ \t]*+){3,})$))")
-# Tokens for code spans: a backtick string, or a block boundary with everything up to the next
-# backtick (so a stretch of lines without backticks is one token, however many blocks it holds).
-CODE_TOKEN_RE = re.compile(r"(`++)|\n(?=" + _BLOCK_START + r")[^`]*+", re.M)
+# Tokens for code spans: a backtick string (group 1 holds all but its first backtick), or a block
+# boundary with everything up to the next backtick (so a stretch of lines without backticks is one
+# token, however many blocks it holds). Both open with a literal: the regex engine scans for the two
+# characters instead of trying the pattern at each one.
+CODE_TOKEN_RE = re.compile(r"`(`*+)|\n(?=" + _BLOCK_START + r")[^`]*+", re.M)
 HEADING_RE = re.compile(r"[ \t]{0,3}+#{1,6}+(?:[ \t]|$)", re.M)
 # Possessive quantifiers (`*+`, `++`): a failed match never backtracks, so every pattern below costs
 # time linear in the text however many unclosed `[[`, `[x](` or `\[` it holds.
@@ -195,7 +197,7 @@ def mask_code_spans(body: str, check=None) -> str:
                 nl = body.find("\n", a)
                 limit = len(body) if nl < 0 else nl
             need_line = False
-        block.append(m.span(1))
+        block.append(m.span())
     _pairs(body, block, block_start, simple, spans)
     if not spans:
         return body

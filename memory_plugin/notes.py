@@ -542,8 +542,9 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     tags += L.extract_inline_tags(tag_text)
     seen, uniq = set(), []
     for t in tags:
-        if t.lower() not in seen:
-            seen.add(t.lower())
+        key = t.lower()
+        if key not in seen:
+            seen.add(key)
             uniq.append(t)
     note.tags = uniq
     note.aliases = _str_list(props.get("aliases", props.get("alias")))
