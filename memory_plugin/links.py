@@ -33,10 +33,11 @@ MDLINK_RE = re.compile(r"(?<![\\\]])(!?)\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\
                        r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
 # The same link without its look-behind and with `(?:!\[|\[)` for `(!?)\[`, so the regex engine's fast
 # scan finds its first character; iter_mdlinks applies the look-behind by hand and yields exactly
-# MDLINK_RE's matches. Groups: text, destination.
-_MDLINK_AT_RE = re.compile(r"(?:!\[|\[)((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*+"
-                           r"(<[^<>\n]++>|[^\s()]++(?:\([^\s()]*+\)[^\s()]*+)*+)"
-                           r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
+# MDLINK_RE's matches. Groups: text, destination. Compiled on first use (re's cache), not when a
+# hook imports the module.
+_MDLINK_AT = (r"(?:!\[|\[)((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*+"
+              r"(<[^<>\n]++>|[^\s()]++(?:\([^\s()]*+\)[^\s()]*+)*+)"
+              r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 INLINE_FIELD_RE = re.compile(r"^\s*(?:[-*+]\s+)?\**([\w][\w \-/]*?)\**::(.*)$")
 # Obsidian tags: '#' at line start or after whitespace; letters (any script), digits, _ - / ;
@@ -247,7 +248,7 @@ def iter_wikilinks(text: str):
 def iter_mdlinks(text: str):
     """(start, end, embed, text, destination) of every MDLINK_RE match of `text`, in order, the same
     matches as MDLINK_RE.finditer (tests/test_links.py holds the two equal)."""
-    search, pos = _MDLINK_AT_RE.search, 0
+    search, pos = re.compile(_MDLINK_AT).search, 0
     while (m := search(text, pos)) is not None:
         q = m.start()
         if q and text[q - 1] in "\\]":  # MDLINK_RE's look-behind fails here: it tries the next position
