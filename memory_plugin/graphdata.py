@@ -68,7 +68,8 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
     pos_get, private, journal, private_ids = ng.pos.get, ng.private, ng.journal, ng.private_ids
     adj, events = ng.adj, ng.events
     last_src, s = None, None
-    for src, _kind, _prop, linkpath, _sub, target, _line in conn.execute(_LINKS):
+    # only the columns used, in _LINKS' order (ties in it as _edges reads them)
+    for src, linkpath, target in conn.execute("SELECT src, linkpath, target FROM links ORDER BY src, line"):
         if target is None:
             node = unresolved_id(linkpath)
             if node not in other_seen:
@@ -194,6 +195,7 @@ def _nearest_hub(ng: NoteGraph, nodes: list[int]) -> list[set[int]]:
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, default=str).encode
 _enc_str = json.encoder.encode_basestring  # what _ENCODE writes a str as (C when available)
+_EMPTY_JSON = _enc_str("")
 
 
 def _write_items(f, items) -> None:
@@ -268,7 +270,8 @@ def _edges(conn: sqlite3.Connection, ng: NoteGraph):
             ty = etype.get((kind, prop))
             if ty is None:
                 ty = etype[(kind, prop)] = j(edge_type(kind, prop))
-            head = f'{{"type": {ty}, "subpath": {j(subpath or "")}, "line": {j(line) if line is None else line}'
+            head = (f'{{"type": {ty}, "subpath": {j(subpath) if subpath else _EMPTY_JSON}, '
+                    f'"line": {"null" if line is None else line}')
             g = groups.get(node)
             if g is None:
                 groups[node] = [head]

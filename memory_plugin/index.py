@@ -227,12 +227,25 @@ def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = F
     conn.execute("DELETE FROM links WHERE src=?", (path,))
 
 
+_row_helpers: tuple | None = None  # note_rows' functions from the parsers, imported on first use
+
+
+def _helpers() -> tuple:
+    """(name_key, headings, dumps, is_authored_hub), imported once: import statements run per note
+    cost ~3 µs each time (a rebuild writes every note)."""
+    global _row_helpers
+    if _row_helpers is None:
+        from .links import name_key
+        from .notes import dumps, is_authored_hub
+        from .textutil import headings
+        _row_helpers = (name_key, headings, dumps, is_authored_hub)
+    return _row_helpers
+
+
 def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
     """Every row of one note, ready to insert: (notes row, fts row, tags, aliases, warnings, links).
     Built where the note was parsed (a worker process, for a big rebuild)."""
-    from . import links as L
-    from . import textutil as T
-    from .notes import dumps, is_authored_hub
+    name_key, headings, dumps, is_authored_hub = _helpers()
     hub = int(note.type == "hub" or is_authored_hub(note.path, note.type, note.tags,
                                                      note.display_title, values))
     row = (note.path, note.folder, note.title, note.display_title, note.type, note.status, note.project,
@@ -243,12 +256,12 @@ def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
         fts = (note.title, "", "", "", "", "")
     else:
         fts = (f"{note.title} {note.display_title}" if note.display_title != note.title else note.title,
-               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(T.headings(note.body)))
+               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(headings(note.body)))
     links = []
     for ln in note.links:
         target, amb = resolver.resolve(ln.linkpath, note.path)
         links.append((note.path, ln.kind, ln.prop, ln.linkpath, ln.subpath, ln.display, ln.line,
-                      L.name_key(ln.linkpath), target, int(amb)))
+                      name_key(ln.linkpath), target, int(amb)))
     return (row, fts, [(note.path, t, t.lower()) for t in note.tags],
             [(note.path, a.lower()) for a in note.aliases],
             [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings], links)
@@ -529,7 +542,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         all_paths = sorted(list(files) + attachments)
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
                          [_file_row(p, p in files) for p in all_paths])
-        resolver = L.Resolver(all_paths)
+        resolver = L.Resolver(all_paths, memo=True)
         vfs = [files[p] for p in sorted(files)]
         total = len(vfs)
         if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved

@@ -15,9 +15,11 @@ BACKTICKS_RE = re.compile(r"`+")
 # blank line, list item, block quote, ATX heading, thematic break; fence lines are blank by then).
 _BLOCK_START = (r"(?:[ \t]*+(?:\n|$)|[ \t]{0,3}+(?:[-*+](?:[ \t]|$)|\d{1,9}+[.)](?:[ \t]|$)|>|#{1,6}+(?:[ \t]|$)"
                 r"|(?:(?:\*[ \t]*+){3,}|(?:-[ \t]*+){3,}|(?:_[ \t]*+){3,})$))")
-# Tokens for code spans: a backtick string, or a block boundary with everything up to the next
-# backtick (so a stretch of lines without backticks is one token, however many blocks it holds).
-CODE_TOKEN_RE = re.compile(r"(`++)|\n(?=" + _BLOCK_START + r")[^`]*+", re.M)
+# Tokens for code spans: a backtick string (group 1 holds all but its first backtick), or a block
+# boundary with everything up to the next backtick (so a stretch of lines without backticks is one
+# token, however many blocks it holds). Both open with a literal: the regex engine scans for the two
+# characters instead of trying the pattern at each one.
+CODE_TOKEN_RE = re.compile(r"`(`*+)|\n(?=" + _BLOCK_START + r")[^`]*+", re.M)
 HEADING_RE = re.compile(r"[ \t]{0,3}+#{1,6}+(?:[ \t]|$)", re.M)
 # Possessive quantifiers (`*+`, `++`): a failed match never backtracks, so every pattern below costs
 # time linear in the text however many unclosed `[[`, `[x](` or `\[` it holds.
@@ -29,6 +31,13 @@ _BRACKETS_RE = re.compile(r"\[\[([^\[\]\n]*+)\]\]")
 MDLINK_RE = re.compile(r"(?<![\\\]])(!?)\[((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*+"
                        r"(<[^<>\n]++>|[^\s()]++(?:\([^\s()]*+\)[^\s()]*+)*+)"
                        r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
+# The same link without its look-behind and with `(?:!\[|\[)` for `(!?)\[`, so the regex engine's fast
+# scan finds its first character; iter_mdlinks applies the look-behind by hand and yields exactly
+# MDLINK_RE's matches. Groups: text, destination. Compiled on first use (re's cache), not when a
+# hook imports the module.
+_MDLINK_AT = (r"(?:!\[|\[)((?:[^\[\]\n]++|\[[^\[\]\n]*+\])*+)\]\(\s*+"
+              r"(<[^<>\n]++>|[^\s()]++(?:\([^\s()]*+\)[^\s()]*+)*+)"
+              r"(?:\s++(?:\"[^\"\n]*+\"|'[^'\n]*+'))?\s*+\)")
 SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 INLINE_FIELD_RE = re.compile(r"^\s*(?:[-*+]\s+)?\**([\w][\w \-/]*?)\**::(.*)$")
 # Obsidian tags: '#' at line start or after whitespace; letters (any script), digits, _ - / ;
@@ -50,29 +59,37 @@ class RawLink:
 
 
 def _blank(m: re.Match) -> str:
-    # keep newlines so line numbers survive masking
-    return re.sub(r"[^\n]", " ", m.group(0))
+    return _blanked(m.group(0))
 
 
-FENCE_LINE_RE = re.compile(r"^[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)", re.M)
+def _blanked(text: str) -> str:
+    """Every character but newlines turned to a space (line numbers survive masking): what
+    re.sub(r"[^\n]", " ", text) gives, a line at a time instead of a match per character."""
+    return "\n".join(" " * len(line) for line in text.split("\n"))
+
+
+# A fence-like line with the newline before it (_mask_fences puts one before the text), not `^` under
+# re.M, which the regex engine tries at every character: a literal first is found by its fast scan.
+FENCE_LINE_RE = re.compile(r"\n[ \t]{0,3}+(`{3,}+|~{3,}+)([^\n]*+)")
 
 
 def _mask_fences(body: str, check=None) -> str:
     """Fenced code blanked: the opening line emptied, the rest (closing line too) turned to spaces,
     newlines kept; an unclosed fence runs to the end. Only fence-like lines are visited."""
     parts, last, fence, open_end = [], 0, None, 0
-    for k, m in enumerate(FENCE_LINE_RE.finditer(body)):
+    for k, m in enumerate(FENCE_LINE_RE.finditer("\n" + body)):
         if check is not None and not k & 0x3FFF:
             check()
+        start, end = m.start(), m.end() - 1  # the line's start and end in `body`
         if fence is None:
             fence = m.group(1)
-            parts.append(body[last:m.start()])
-            last = open_end = m.end()
+            parts.append(body[last:start])
+            last = open_end = end
         elif m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not m.group(2).strip():
-            parts.append(re.sub(r"[^\n]", " ", body[open_end:m.end()]))
-            last, fence = m.end(), None
+            parts.append(_blanked(body[open_end:end]))
+            last, fence = end, None
     if fence is not None:
-        parts.append(re.sub(r"[^\n]", " ", body[open_end:]))
+        parts.append(_blanked(body[open_end:]))
         last = len(body)
     parts.append(body[last:])
     return "".join(parts)
@@ -82,10 +99,22 @@ def mask_non_content(body: str, *, keep_obsidian_comments: bool = True, inline_c
                      check=None) -> str:
     """Blank out fenced code, inline code and HTML comments (and %% %% if asked). `check()`, when
     given, is called every few thousand fence lines or backtick strings (a time budget may raise)."""
+    return mask_spans(mask_blocks(body, check), keep_obsidian_comments=keep_obsidian_comments,
+                      inline_code=inline_code, check=check)
+
+
+def mask_blocks(body: str, check=None) -> str:
+    """mask_non_content's first steps: fenced code and HTML comments blanked."""
     if "```" in body or "~~~" in body:
         body = _mask_fences(body, check)
     if "<!--" in body:
         body = HTML_COMMENT_RE.sub(_blank, body)
+    return body
+
+
+def mask_spans(body: str, *, keep_obsidian_comments: bool = True, inline_code: bool = True,
+               check=None) -> str:
+    """mask_non_content's last steps, on what mask_blocks returned: inline code (and %% %% if asked)."""
     if inline_code and "`" in body:
         body = mask_code_spans(body, check)
     if not keep_obsidian_comments and "%%" in body:
@@ -169,14 +198,14 @@ def mask_code_spans(body: str, check=None) -> str:
                 nl = body.find("\n", a)
                 limit = len(body) if nl < 0 else nl
             need_line = False
-        block.append(m.span(1))
+        block.append(m.span())
     _pairs(body, block, block_start, simple, spans)
     if not spans:
         return body
     parts, last = [], 0
     for a, b in spans:
         parts.append(body[last:a])
-        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else re.sub(r"[^\n]", " ", body[a:b]))
+        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else _blanked(body[a:b]))
         last = b
     parts.append(body[last:])
     return "".join(parts)
@@ -216,6 +245,19 @@ def iter_wikilinks(text: str):
             yield q, m.end(), False, m.group(1)
 
 
+def iter_mdlinks(text: str):
+    """(start, end, embed, text, destination) of every MDLINK_RE match of `text`, in order, the same
+    matches as MDLINK_RE.finditer (tests/test_links.py holds the two equal)."""
+    search, pos = re.compile(_MDLINK_AT).search, 0
+    while (m := search(text, pos)) is not None:
+        q = m.start()
+        if q and text[q - 1] in "\\]":  # MDLINK_RE's look-behind fails here: it tries the next position
+            pos = q + 1
+            continue
+        yield q, m.end(), text[q] == "!", m.group(1), m.group(2)
+        pos = m.end()
+
+
 def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = None) -> list[RawLink]:
     masked = masked if masked is not None else mask_non_content(body)
     links: list[RawLink] = []
@@ -228,7 +270,11 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
             m = INLINE_FIELD_RE.match(line)
             if m and "[[" in m.group(2):
                 fields[i + 1] = m.group(1).strip().lower()
-    for start, _end, embed, inner in iter_wikilinks(masked):
+    md = "](" in masked
+    wiki_spans: list[int] = []  # where the wikilinks are, blanked before markdown links are looked for
+    for start, end, embed, inner in iter_wikilinks(masked):
+        if md:
+            wiki_spans += (start, end)
         linkpath, sub, display = split_wikilink(inner)
         if not linkpath and not sub:
             continue
@@ -236,10 +282,18 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
         prop = fields.get(line)
         kind = "property" if prop else ("embed" if embed else "link")
         links.append(RawLink(kind, linkpath, sub, display, line + line_offset, prop))
-    if "](" in masked:
-        no_wiki = WIKILINK_RE.sub(_blank, masked) if "[[" in masked else masked
-        for m in MDLINK_RE.finditer(no_wiki):
-            dest = m.group(3)
+    if md:
+        # WIKILINK_RE.sub(_blank, masked), from the matches found above (a wikilink holds no newline)
+        no_wiki = masked
+        if wiki_spans:
+            parts, last = [], 0
+            for k in range(0, len(wiki_spans), 2):
+                start, end = wiki_spans[k], wiki_spans[k + 1]
+                parts += (masked[last:start], " " * (end - start))
+                last = end
+            parts.append(masked[last:])
+            no_wiki = "".join(parts)
+        for start, _end, embed, label, dest in iter_mdlinks(no_wiki):
             if dest.startswith("<"):
                 dest = dest[1:-1]
             if SCHEME_RE.match(dest) or dest.startswith("#") or dest.startswith("//"):
@@ -248,9 +302,9 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
             linkpath, hashmark, sub = dest.partition("#")
             if not linkpath:
                 continue
-            line = lines.at(m.start())
-            links.append(RawLink("embed" if m.group(1) else "mdlink", linkpath.strip(),
-                                 (hashmark + sub).strip(), m.group(2).strip(), line + line_offset))
+            line = lines.at(start)
+            links.append(RawLink("embed" if embed else "mdlink", linkpath.strip(),
+                                 (hashmark + sub).strip(), label.strip(), line + line_offset))
     return links
 
 
@@ -317,11 +371,14 @@ def file_name_lc(path: str) -> str:
 
 
 class Resolver:
-    """Obsidian's getLinkpathDest over a fixed set of vault files."""
+    """Obsidian's getLinkpathDest over a fixed set of vault files. With `memo` (a rebuild, whose
+    files and aliases stay as they are while its links are resolved) the resolutions that do not
+    depend on the linking note are kept by link path: most of a vault's links repeat a name."""
 
-    def __init__(self, paths, aliases: dict[str, str] | None = None):
+    def __init__(self, paths, aliases: dict[str, str] | None = None, memo: bool = False):
         self.by_name: dict[str, list[str]] = defaultdict(list)
         self.by_path: dict[str, str] = {}
+        self.memo: dict[str, tuple[str | None, bool]] | None = {} if memo else None
         for p in paths:
             self.add(p)
         self.aliases = aliases or {}
@@ -329,11 +386,25 @@ class Resolver:
     def add(self, p: str) -> None:
         self.by_name[file_name_lc(p)].append(p)
         self.by_path[p.lower()] = p
+        if self.memo:
+            self.memo.clear()
 
     def resolve(self, linkpath: str, src: str) -> tuple[str | None, bool]:
         """-> (target vault path or None when dangling, ambiguous?)."""
         if not linkpath:
             return src, False
+        memo = self.memo
+        if memo is not None:
+            hit = memo.get(linkpath)
+            if hit is not None:
+                return hit
+        target, ambiguous, by_src = self._resolve(linkpath, src)
+        if memo is not None and not by_src:
+            memo[linkpath] = (target, ambiguous)
+        return target, ambiguous
+
+    def _resolve(self, linkpath: str, src: str) -> tuple[str | None, bool, bool]:
+        """-> (target, ambiguous?, whether the answer depends on where `src` is)."""
         lp = linkpath.replace("\\", "/")
         if lp.startswith("./") or lp.startswith("../"):
             base = src.rsplit("/", 1)[0] if "/" in src else ""
@@ -341,15 +412,19 @@ class Resolver:
             for seg in lp.split("/"):
                 if seg == "..":
                     if not parts:
-                        return None, False
+                        return None, False, True
                     parts.pop()
                 elif seg not in (".", ""):
                     parts.append(seg)
             rel = "/".join(parts).lower()
             hit = self.by_path.get(rel) or self.by_path.get(rel + ".md")
             if hit:
-                return hit, False
-            lp = "/".join(parts)
+                return hit, False, True
+            target, ambiguous, _ = self._by_name("/".join(parts), linkpath, src)
+            return target, ambiguous, True
+        return self._by_name(lp, linkpath, src)
+
+    def _by_name(self, lp: str, linkpath: str, src: str) -> tuple[str | None, bool, bool]:
         lp = lp.lstrip("/")
         n = lp.lower()
         name = n.rsplit("/", 1)[-1]
@@ -362,13 +437,13 @@ class Resolver:
             if self.aliases:
                 hit = self.aliases.get(linkpath.lower())
                 if hit:
-                    return hit, False
-            return None, False
+                    return hit, False, False
+            return None, False, False
         if name == n and len(cands) == 1:
-            return cands[0], False
+            return cands[0], False, False
         for c in cands:
             if c.lower() == n:
-                return c, False
+                return c, False, False
         src_dir = src.rsplit("/", 1)[0].lower() if "/" in src else ""
         near = sorted((c for c in cands if c.lower().endswith(n) and c.lower().startswith(src_dir)),
                       key=lambda c: (len(c), c))
@@ -376,6 +451,6 @@ class Resolver:
                      key=lambda c: (len(c), c))
         order = near + far
         if not order:
-            return None, False
+            return None, False, True
         ambiguous = len(order) > 1 and ((order[0] in near) == (order[1] in near))
-        return order[0], ambiguous
+        return order[0], ambiguous, True

@@ -20,8 +20,10 @@ from .scan import VaultFile
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
 # delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
 H1_RE = re.compile(r"^#[ \t]++([^\n]*+)$", re.M)
-MD_STRIP_RE = re.compile(r"!?\[\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
-MDLINK_TEXT_RE = re.compile(r"!?\[([^\[\]\n]*+)\]\([^()\n]*+\)")
+# `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
+# looked for by the regex engine's fast scan for them, not tried at every position of the text.
+MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
+MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\([^()\n]*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
                               (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
@@ -69,11 +71,48 @@ def _json_default(o):
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # json.dumps makes one per call
+_enc_str = json.encoder.encode_basestring  # what _ENCODE writes a str as (C when available)
+_SCALAR_JSON = {True: "true", False: "false", None: "null"}
+
+
+def _scalar_json(v) -> str | None:
+    """A str, None, bool, int or date as _ENCODE writes it; None for anything else."""
+    t = type(v)
+    if t is str:
+        return _enc_str(v)
+    if t is bool or v is None:
+        return _SCALAR_JSON[v]
+    if t is int:
+        return int.__repr__(v)
+    if t is _dt.date:
+        return _enc_str(v.isoformat())
+    return None
+
+
+def _list_json(v: list) -> str | None:
+    items = [_scalar_json(x) for x in v]
+    return None if None in items else "[" + ", ".join(items) + "]"
 
 
 def dumps(o) -> str:
-    if not o and type(o) in (list, dict):  # most notes' aliases, warnings, props
-        return "[]" if type(o) is list else "{}"
+    """JSON text as _ENCODE writes it. The lists of str and the properties of one level of scalars
+    (and lists of them) that most notes have are written here: the encoder's set-up per call cost
+    more than the encoding."""
+    t = type(o)
+    if not o and (t is list or t is dict):  # most notes' aliases, warnings, props
+        return "[]" if t is list else "{}"
+    if t is list:
+        text = _list_json(o)
+        if text is not None:
+            return text
+    elif t is dict:
+        parts = []
+        for k, v in o.items():
+            text = _list_json(v) if type(v) is list else _scalar_json(v)
+            if text is None or type(k) is not str:
+                return _ENCODE(o)
+            parts.append(f"{_enc_str(k)}: {text}")
+        return "{" + ", ".join(parts) + "}"
     return _ENCODE(o)
 
 
@@ -101,9 +140,7 @@ _yaml_loader = None
 
 
 def load_yaml(fm: str):
-    data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
-    if data is not None:
-        return data
+    """A frontmatter as PyYAML reads it (what simple_yaml is not sure of)."""
     global _yaml_loader
     import yaml
 
@@ -126,6 +163,11 @@ def load_yaml(fm: str):
 # plain scalar PyYAML would resolve to something other than a string, null, a bool, a plain int or
 # a YYYY-MM-DD date (tests/test_notes_yaml.py holds the two equal).
 _YAML_HARD = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# _YAML_HARD for ASCII text (most frontmatters): one negated class (the printable characters but
+# #&*!|>%@`{}\\, and \n), which the regex engine scans for in one loop, where it tries the
+# alternation at every character; all ASCII, so it compiles in a fiftieth of _YAML_HARD's time
+# (tests/test_notes_yaml.py checks every ASCII character against _YAML_HARD).
+_YAML_HARD_ASCII = re.compile(r"[^\n\x20\x22\x24\x27-\x29\x2b-\x3d\x3f\x41-\x5b\x5d-\x5f\x61-\x7a\x7e]")
 _YAML_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _YAML_ITEM = re.compile(r"( *)- +(.*)")
 _YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
@@ -177,7 +219,7 @@ def _yaml_scalar(v: str, flow: bool = False):
 
 def simple_yaml(fm: str) -> dict | None:
     """A frontmatter of simple `key: value` lines as yaml.safe_load reads it, or None (see above)."""
-    if _YAML_HARD.search(fm):
+    if (_YAML_HARD_ASCII if fm.isascii() else _YAML_HARD).search(fm):
         return None
     out: dict = {}
     lines = fm.split("\n")
@@ -291,16 +333,18 @@ def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
     """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
     characters are read, as callers keep a title or a summary of a few hundred."""
     s = s[:limit]
-    if "[" in s:  # each pattern starts at a character most text lacks: look for it first
+    if "[[" in s:  # each pattern needs characters most text lacks: look for them first
         s = MD_STRIP_RE.sub(_wikilink_text, s)
+    if "](" in s:
         s = MDLINK_TEXT_RE.sub(_group1, s)
     if _EMPH_CHARS.search(s):
         s = EMPH_RE.sub(_emph, s)
-    return _SPACES_RE.sub(" ", s).strip()
+    # each run of whitespace as one space, the ends stripped: what re.sub(r"\s+", " ", s).strip()
+    # gives (str.split and re's \s agree on what is a space), at a third of its CPU
+    return " ".join(s.split())
 
 
 _EMPH_CHARS = re.compile(r"[*_~=]")
-_SPACES_RE = re.compile(r"\s+")
 
 
 def _wikilink_text(m: re.Match) -> str:
@@ -459,16 +503,21 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     fm, body, offset = split_frontmatter(text)
     props: dict[str, Any] = {}
     if fm is not None and fm.strip():
-        try:
-            data = load_yaml(fm)
-        except Exception as e:  # yaml.YAMLError and the odd C-loader error
-            mark = getattr(e, "problem_mark", None)
-            where = f" line {mark.line + 2}" if mark else ""
-            problem = getattr(e, "problem", None) or str(e).split("\n")[0]
-            note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
-            data = None
+        data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
+        # what simple_yaml reads is one level of scalars and lists of scalars, at most one value per
+        # character of its text: within props_too_big's limits when the text is shorter than them
+        small = data is not None and len(fm) < MAX_PROP_VALUES
+        if data is None:
+            try:
+                data = load_yaml(fm)
+            except Exception as e:  # yaml.YAMLError and the odd C-loader error
+                mark = getattr(e, "problem_mark", None)
+                where = f" line {mark.line + 2}" if mark else ""
+                problem = getattr(e, "problem", None) or str(e).split("\n")[0]
+                note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
+                data = None
         budget.check("properties")
-        why = props_too_big(data) if isinstance(data, (dict, list)) else None
+        why = props_too_big(data) if not small and isinstance(data, (dict, list)) else None
         if why:
             note.warnings.append(why)  # privacy was decided on the text already (privacy.py)
         elif isinstance(data, dict):
@@ -478,8 +527,12 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.props = props
     note.body = body
     keep_comments = cfg_values.get("comment_links", True)
-    masked = L.mask_non_content(body, keep_obsidian_comments=keep_comments,
-                                check=lambda: budget.check("masking code and comments"))
+
+    def check():
+        budget.check("masking code and comments")
+
+    blocks = L.mask_blocks(body, check)  # what the summary is read from, and the first steps of `masked`
+    masked = L.mask_spans(blocks, keep_obsidian_comments=keep_comments, check=check)
     note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
     budget.check("links")
     tags = _tag_list(props.get("tags", props.get("tag")))
@@ -488,8 +541,9 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     tags += L.extract_inline_tags(tag_text)
     seen, uniq = set(), []
     for t in tags:
-        if t.lower() not in seen:
-            seen.add(t.lower())
+        key = t.lower()
+        if key not in seen:
+            seen.add(key)
             uniq.append(t)
     note.tags = uniq
     note.aliases = _str_list(props.get("aliases", props.get("alias")))
@@ -503,8 +557,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     summary = props.get("summary") or props.get("description")
     note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
         str(summary).strip() else \
-        first_paragraph(L.mask_non_content(body, inline_code=False, check=lambda: budget.check("summary"))
-                        .replace("`", ""))
+        first_paragraph(blocks.replace("`", ""))
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
@@ -527,9 +580,10 @@ def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, c
     types, hub_tags, folders, rx = _hub_rules(cfg)
     if ptype in types:
         return True
-    if any(t.lower() in hub_tags for t in tags):
-        return True
-    if any(path.startswith(f) for f in folders):
+    for t in tags:  # loops and a tuple for startswith, not any() over generators: twice per note
+        if t.lower() in hub_tags:
+            return True
+    if path.startswith(folders):
         return True
     name = path.rsplit("/", 1)[-1][:-3]
     return bool(rx and (rx.match(name) or rx.match(title)))
@@ -568,8 +622,10 @@ def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: di
     if jf and path.startswith(jf + "/"):
         return "journal"
     prefix = cfg["convention_tag_prefix"].lower()
-    if any(t.lower() == prefix or t.lower().startswith(prefix + "/") for t in tags):
-        return "convention"
+    for t in tags:
+        t = t.lower()
+        if t == prefix or t.startswith(prefix + "/"):
+            return "convention"
     if is_authored_hub(path, None, tags, title, cfg):
         return "hub"
     return "note"

@@ -134,8 +134,10 @@ def contains_seq(hay: list[str], needle: list[str]) -> bool:
             return True
 
 
-# A fence line or an ATX heading line; every other line is skipped by the regex engine itself.
-_HEAD_OR_FENCE_RE = re.compile(r"^[^\S\n]{0,3}+(?:(`{3,}+|~{3,}+)|#{1,6}+[ \t]++([^\n]+))", re.M)
+# A fence line or an ATX heading line, with the newline before it (headings() puts one before the
+# first line): a pattern that opens with a literal is looked for by the regex engine's fast scan,
+# where `^` under re.M is tried at every character of the body.
+_HEAD_OR_FENCE_RE = re.compile(r"\n[^\S\n]{0,3}+(?:(`{3,}+|~{3,}+)|#{1,6}+[ \t]++([^\n]+))")
 
 
 def headings(body: str) -> list[str]:
@@ -143,7 +145,7 @@ def headings(body: str) -> list[str]:
     Linear, and only fence and heading lines cost Python work."""
     out: list[str] = []
     fence = ""
-    for m in _HEAD_OR_FENCE_RE.finditer(body):
+    for m in _HEAD_OR_FENCE_RE.finditer("\n" + body):
         mark = m.group(1)
         if mark:
             if not fence:

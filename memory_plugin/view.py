@@ -33,12 +33,18 @@ HUB, SUPERSEDED, RETRACTED = 1, 2, 4
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]*+)([^\[\]\n]*+)\]\]")  # linear: no rescans, no backtracking
 SCRUB_DEPTH = 8  # property values nested deeper are shown as "…"
 _SPAN = 1 << 32  # node numbers are below this (an edge packs two of them and its type in one int)
-_TYPES = 1 << 16  # edge types are below this
+_TYPES = 1 << 16  # edge types are below this (build_data unpacks with shifts by 16 and 48)
 
 
 def _clip(s: str | None, n: int) -> str:
     s = " ".join((s or "").split())
     return s if len(s) <= n else s[: n - 1] + "…"
+
+
+def _reclip(s: str) -> str:
+    """_scrub of what _clip returned, with no private note to hide: _clip to PROP_CHARS without
+    splitting it again (its spaces are single already)."""
+    return s if len(s) <= PROP_CHARS else s[: PROP_CHARS - 1] + "…"
 
 
 def _scrub(value: Any, hidden: set[str], depth: int = 0) -> Any:
@@ -129,7 +135,7 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
             fl |= (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
         i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
                 projects(project), statuses(status), fl, loads(aliases) if aliases and aliases != "[]" else (),
-                _scrub(_clip(summary, SUMMARY_CHARS), hidden))
+                _scrub(_clip(summary, SUMMARY_CHARS), hidden) if hidden else _reclip(_clip(summary, SUMMARY_CHARS)))
         if not prop_json or prop_json == "{}":
             continue
         p = {k: v for k, v in loads(prop_json).items() if k.lower() not in OWN_PLACE}
@@ -187,9 +193,10 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     flat = []
     extend = flat.extend
     sup = etypes.pos.get("supersedes")
-    for e in edges:
-        st, ty = divmod(e, _TYPES)
-        s, t = divmod(st, _SPAN)
+    for e in edges:  # both are powers of two: shifts and masks, not divmod calls
+        ty = e & (_TYPES - 1)
+        t = (e >> 16) & (_SPAN - 1)
+        s = e >> 48
         extend((s, t, ty))
         if ty == sup and kinds[t] == NOTE:  # what something supersedes is superseded
             fls[t] |= SUPERSEDED

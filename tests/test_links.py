@@ -196,6 +196,22 @@ def test_iter_wikilinks_finds_what_the_wikilink_pattern_finds(text):
     assert list(L.iter_wikilinks(text)) == want
 
 
+def _mdlinks_by_pattern(text):
+    return [(m.start(), m.end(), m.group(1) == "!", m.group(2), m.group(3)) for m in L.MDLINK_RE.finditer(text)]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.text(alphabet="![]()<>\\ \n\"'ab#:/", max_size=60))
+def test_iter_mdlinks_finds_what_the_markdown_link_pattern_finds(text):
+    assert list(L.iter_mdlinks(text)) == _mdlinks_by_pattern(text)
+
+
+@pytest.mark.parametrize("text", ["[a](b)", "![a](b)", "\\[a](b)", "]![a](b)", "\\![a](b)", "!![a](b)", "][a](b)[c](d)",
+                                  "[[a](b)", "![a](<b c> 't')", "[a]](b)", "x\\![a](b)"])
+def test_iter_mdlinks_edge_cases(text):
+    assert list(L.iter_mdlinks(text)) == _mdlinks_by_pattern(text)
+
+
 def _tags_by_pattern(masked):
     out = []
     for m in L.TAG_RE.finditer(masked):

@@ -96,3 +96,10 @@ def test_every_fixture_and_generated_frontmatter(tmp_path):
             fast += 1
             assert _same(got, yaml.load(fm, Loader=Loader)), p
     assert total > 250 and fast > total // 2
+
+
+def test_hard_ascii_characters_are_those_of_the_full_pattern():
+    """_YAML_HARD_ASCII (simple_yaml's check for ASCII text) finds exactly the ASCII characters
+    _YAML_HARD finds."""
+    chars = "".join(map(chr, range(128)))
+    assert [m.start() for m in N._YAML_HARD_ASCII.finditer(chars)] == [m.start() for m in N._YAML_HARD.finditer(chars)]
