@@ -200,14 +200,17 @@ def mask_code_spans(body: str, check=None) -> str:
             need_line = False
         block.append(m.span())
     _pairs(body, block, block_start, simple, spans)
-    if not spans:
-        return body
+    return _blank_spans(body, spans) if spans else body
+
+
+def _blank_spans(text: str, spans) -> str:
+    """`text` with each (start, end) of `spans` (in order, not overlapping) blanked, newlines kept."""
     parts, last = [], 0
     for a, b in spans:
-        parts.append(body[last:a])
-        parts.append(" " * (b - a) if body.find("\n", a, b) < 0 else _blanked(body[a:b]))
+        parts.append(text[last:a])
+        parts.append(" " * (b - a) if text.find("\n", a, b) < 0 else _blanked(text[a:b]))
         last = b
-    parts.append(body[last:])
+    parts.append(text[last:])
     return "".join(parts)
 
 
@@ -271,10 +274,10 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
             if m and "[[" in m.group(2):
                 fields[i + 1] = m.group(1).strip().lower()
     md = "](" in masked
-    wiki_spans: list[int] = []  # where the wikilinks are, blanked before markdown links are looked for
+    wiki_spans: list[tuple[int, int]] = []  # where the wikilinks are, blanked before markdown links are looked for
     for start, end, embed, inner in iter_wikilinks(masked):
         if md:
-            wiki_spans += (start, end)
+            wiki_spans.append((start, end))
         linkpath, sub, display = split_wikilink(inner)
         if not linkpath and not sub:
             continue
@@ -283,16 +286,8 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
         kind = "property" if prop else ("embed" if embed else "link")
         links.append(RawLink(kind, linkpath, sub, display, line + line_offset, prop))
     if md:
-        # WIKILINK_RE.sub(_blank, masked), from the matches found above (a wikilink holds no newline)
-        no_wiki = masked
-        if wiki_spans:
-            parts, last = [], 0
-            for k in range(0, len(wiki_spans), 2):
-                start, end = wiki_spans[k], wiki_spans[k + 1]
-                parts += (masked[last:start], " " * (end - start))
-                last = end
-            parts.append(masked[last:])
-            no_wiki = "".join(parts)
+        # WIKILINK_RE.sub(_blank, masked), from the matches found above
+        no_wiki = _blank_spans(masked, wiki_spans) if wiki_spans else masked
         for start, _end, embed, label, dest in iter_mdlinks(no_wiki):
             if dest.startswith("<"):
                 dest = dest[1:-1]

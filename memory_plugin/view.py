@@ -37,14 +37,11 @@ _TYPES = 1 << 16  # edge types are below this (build_data unpacks with shifts by
 
 
 def _clip(s: str | None, n: int) -> str:
-    s = " ".join((s or "").split())
+    return _cut(" ".join((s or "").split()), n)
+
+
+def _cut(s: str, n: int) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
-
-
-def _reclip(s: str) -> str:
-    """_scrub of what _clip returned, with no private note to hide: _clip to PROP_CHARS without
-    splitting it again (its spaces are single already)."""
-    return s if len(s) <= PROP_CHARS else s[: PROP_CHARS - 1] + "…"
 
 
 def _scrub(value: Any, hidden: set[str], depth: int = 0) -> Any:
@@ -133,9 +130,11 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
         if status:
             st = status.lower()
             fl |= (SUPERSEDED if st == "superseded" else 0) | (RETRACTED if st == "retracted" else 0)
+        short = _clip(summary, SUMMARY_CHARS)
+        # _scrub with no private note to hide is _clip to PROP_CHARS, and `short`'s spaces are single already
         i = add(path, NOTE, dtitle or title or path, types(typ or "note"), folders(folder or ""),
                 projects(project), statuses(status), fl, loads(aliases) if aliases and aliases != "[]" else (),
-                _scrub(_clip(summary, SUMMARY_CHARS), hidden) if hidden else _reclip(_clip(summary, SUMMARY_CHARS)))
+                _scrub(short, hidden) if hidden else _cut(short, PROP_CHARS))
         if not prop_json or prop_json == "{}":
             continue
         p = {k: v for k, v in loads(prop_json).items() if k.lower() not in OWN_PLACE}
