@@ -11,7 +11,7 @@ import argparse
 import shutil
 import sys
 
-from common import EXE, LEXICAL, OUT, load_avg, machine, median, publish, timed, timed_tree, vault
+from common import EXE, LEXICAL, OUT, cpu_probe, load_avg, machine, median, publish, timed, timed_tree, vault
 
 
 def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
@@ -19,7 +19,7 @@ def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
     cache = OUT / f"cache-{n}"
     env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
     shutil.rmtree(cache, ignore_errors=True)
-    load = load_avg()
+    load, probe = load_avg(), cpu_probe()
     # wall from runs with nothing else watching: the PSS sampler reads /proc every 50 ms, which on two
     # busy cores cost the 10k rebuild ~8% of its wall (2.43 against 2.25 s, interleaved, session 11);
     # the memory from runs of their own with it
@@ -37,7 +37,8 @@ def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
     finally:
         target.write_bytes(original)
         timed([EXE, "reindex", str(target)], env=env)
-    out = {"n": n, "runs": runs, "load": f"{load}–{load_avg()}", "rebuild": median([w for w, _ in rb]),
+    out = {"n": n, "runs": runs, "load": f"{load}–{load_avg()}", "probe": f"{probe:.2f}–{cpu_probe():.2f}",
+           "rebuild": median([w for w, _ in rb]),
            "rebuild_rss": max([r for _, r in rb] + [r for _, r, _ in mem]),
            "rebuild_pss": max(p for _, _, p in mem),
            "sync": median([w for w, _ in sy]), "reindex": median([w for w, _ in ri])}
@@ -71,12 +72,15 @@ def main() -> None:
              f"its parse workers and its second output process: it slows the runs it watches; RSS is the "
              f"largest process of all the runs (GNU time); "
              f"`python -c pass` baseline {median(base) * 1000:.0f} ms). The machine is shared by up to 8 "
-             "sessions: the load average (1 min) at the start and end of each row says how busy it was.", "",
-             "| notes | runs | load | rebuild | rebuild peak RSS (largest process) | rebuild peak PSS (all processes) "
+             "sessions: the load average (1 min) at the start and end of each row says how busy it was, and the CPU "
+             "probe (`common.cpu_probe`: seconds a fixed pure-Python loop takes, at the start and end of each row; "
+             "lower is faster) how fast its CPU ran: `python -c pass` does not show a contended host.", "",
+             "| notes | runs | load | CPU probe | rebuild | rebuild peak RSS (largest process) | rebuild peak PSS (all processes) "
              "| sync, nothing changed | reindex one note |" + (" obsidiantools 0.11.0 | ratio |" if a.peers else ""),
-             "|---|---|---|---|---|---|---|---|" + ("---|---|" if a.peers else "")]
+             "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if a.peers else "")]
     for r in rows:
-        line = (f"| {r['n']:,} | {r['runs']} | {r['load']} | {r['rebuild']:.2f} s | {r['rebuild_rss']:.0f} MB | "
+        line = (f"| {r['n']:,} | {r['runs']} | {r['load']} | {r['probe']} s | {r['rebuild']:.2f} s | "
+                f"{r['rebuild_rss']:.0f} MB | "
                 f"{r['rebuild_pss']:.0f} MB | {r['sync'] * 1000:.0f} ms | {r['reindex'] * 1000:.0f} ms |")
         if a.peers:
             ot = f"{r['ot']:.2f} s ({r['ot_rss']:.0f} MB)" if "ot" in r else (r.get("ot_error") or "not run")

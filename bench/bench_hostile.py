@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import EXE, OUT, ROOT, machine, median, publish
+from common import EXE, LEXICAL, OUT, ROOT, machine, median, publish
 
 import subprocess
 
@@ -73,7 +73,7 @@ def main() -> None:
     shutil.copytree(ROOT / "fixtures" / "vault", vault)
     conf = base / "config.yaml"
     conf.write_text("max_note_bytes: 16000000\n")
-    env = {"MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache), "MEMORY_PLUGIN_CONFIG": str(conf),
+    env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache), "MEMORY_PLUGIN_CONFIG": str(conf),
            "HOME": str(base)}
     timed([EXE, "rebuild"], env=env)
     note = vault / "Inbox" / "Bench note.md"

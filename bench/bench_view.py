@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 
-from common import EXE, OUT, machine, median, publish, timed, vault
+from common import EXE, LEXICAL, OUT, machine, median, publish, timed, vault
 
 CHROMIUM = os.environ.get("MEMORY_PLUGIN_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -60,7 +60,7 @@ def browser_times(page_path, loads: int) -> dict | None:
 def bench_size(n: int, runs: int, loads: int) -> dict:
     v = vault(n)
     cache = OUT / f"cache-{n}"
-    env = {"MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
+    env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}  # no embedding
     # a fresh index (not timed): a cache left by an older schema would make `view` refuse
     subprocess.run([EXE, "rebuild"], env={**os.environ, **env}, check=True, capture_output=True)
     page = cache / "graph.html"
