@@ -120,13 +120,12 @@ def cpu_probe() -> float:
     """Seconds a fixed pure-Python loop takes (median of 3): how fast this VM's CPU is right now. The
     host is shared, and under contention CPU-bound work here slows by ~50% while `python -c pass`
     (start-up, mostly I/O and page faults) does not move (session 11: 0.43-0.60 s seconds apart)."""
-    import statistics
     runs = []
     for _ in range(3):
         t0 = time.perf_counter()
         sum(range(30_000_000))
         runs.append(time.perf_counter() - t0)
-    return statistics.median(runs)
+    return median(runs)
 
 
 def _session_pss_kb(sid: int) -> int:
