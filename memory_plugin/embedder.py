@@ -1,12 +1,15 @@
-"""A sentence-transformers BERT encoder (all-MiniLM-L6-v2 and its kin) run with numpy alone.
+"""A sentence-transformers BERT or MPNet encoder (all-MiniLM-L6-v2, all-mpnet-base-v2 and their kin)
+run with numpy alone.
 
 Imported only where embedding happens (never by a hook that embeds notes; UserPromptSubmit recall in
 semantic mode encodes the prompt alone): it needs the `semantic` extra (numpy and tokenizers;
 BERT's WordPiece is read by wordpiece.py, the library only for other tokenizers). The model directory
 holds the files sentence-transformers publishes:
 `config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
-`sentence_bert_config.json`. What runs is the BERT forward pass, mean pooling over the attention
-mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`.
+`sentence_bert_config.json`. What runs is the BERT (or MPNet) forward pass, mean pooling over the
+attention mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`. MPNet
+differs from BERT in three places only: no token types, positions counted from the pad id + 1, and a
+learned bias per head on the attention scores by bucketed relative distance (as in T5).
 
 Why numpy and not ONNX Runtime or torch: the official release has no ONNX export and making one
 needs torch; numpy reproduces the published vectors (tests/test_semantic.py) at a speed that fits
@@ -45,6 +48,19 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x * (np.float32(1.0) + np.sign(z) - y)
 
 
+def _relative_buckets(n: int, buckets: int, max_distance: int = 128) -> np.ndarray:
+    """MPNet's (T5's) bucket of each (query i, key j) distance: half the buckets for keys before the
+    query, half after; within each half, distances below a quarter of the buckets exactly, longer ones
+    on a log scale up to max_distance."""
+    rel = np.arange(n)[None, :] - np.arange(n)[:, None]
+    half = buckets // 2
+    exact = half // 2
+    out = (rel > 0).astype(np.int64) * half
+    a = np.abs(rel)
+    far = exact + (np.log(np.maximum(a, 1) / exact) / np.log(max_distance / exact) * (half - exact)).astype(np.int64)
+    return out + np.where(a < exact, a, np.minimum(far, half - 1))
+
+
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
     mu = x.mean(-1, keepdims=True)
     xc = x - mu
@@ -68,8 +84,9 @@ class Embedder:
         d = Path(model_dir)
         self.dir = d
         cfg = _read_json(d / "config.json")
-        if cfg.get("model_type", "bert") != "bert" or cfg.get("position_embedding_type", "absolute") != "absolute":
-            raise ModelError(f"{d / 'config.json'}: only BERT encoders with absolute positions are supported")
+        self.kind = cfg.get("model_type", "bert")
+        if self.kind not in ("bert", "mpnet") or cfg.get("position_embedding_type", "absolute") != "absolute":
+            raise ModelError(f"{d / 'config.json'}: only BERT (absolute positions) and MPNet encoders are supported")
         if cfg.get("hidden_act", "gelu") != "gelu":
             raise ModelError(f"{d / 'config.json'}: activation {cfg.get('hidden_act')!r} is not supported")
         pool_path = d / "1_Pooling" / "config.json"
@@ -82,6 +99,9 @@ class Embedder:
         self.n_layers = int(cfg["num_hidden_layers"])
         self.eps = float(cfg.get("layer_norm_eps", 1e-12))
         self.dim = int(cfg["hidden_size"])
+        # MPNet: positions start after the pad id; relative distances fall in this many buckets
+        self.pos_offset = int(cfg.get("pad_token_id", 1)) + 1 if self.kind == "mpnet" else 0
+        self.rel_buckets = int(cfg.get("relative_attention_num_buckets", 32))
         self._load_tokenizer(d / "tokenizer.json")
         self._load_weights(d / "model.safetensors")
 
@@ -124,7 +144,7 @@ class Embedder:
         except (OSError, ValueError) as e:
             raise ModelError(f"{path} cannot be mapped ({e})") from None
         dtypes = {"F32": np.float32, "F16": np.float16}
-        pre = "bert." if "bert.embeddings.word_embeddings.weight" in header else ""
+        pre = next((p for p in ("bert.", "mpnet.") if p + "embeddings.word_embeddings.weight" in header), "")
 
         def g(k: str) -> np.ndarray:
             meta = header[pre + k]
@@ -135,26 +155,32 @@ class Embedder:
             arr = mm[base + a:base + b].view(dt).reshape(meta["shape"])
             return arr if dt is np.float32 else arr.astype(np.float32)
 
+        mpnet = self.kind == "mpnet"
+        names = (("attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o",
+                  "attention.LayerNorm") if mpnet else
+                 ("attention.self.query", "attention.self.key", "attention.self.value",
+                  "attention.output.dense", "attention.output.LayerNorm"))
         try:
             self.word = g("embeddings.word_embeddings.weight")
             self.pos = g("embeddings.position_embeddings.weight")
-            self.type0 = np.array(g("embeddings.token_type_embeddings.weight")[0])
+            self.type0 = np.float32(0.0) if mpnet else np.array(g("embeddings.token_type_embeddings.weight")[0])
             self.emb_ln = (g("embeddings.LayerNorm.weight"), g("embeddings.LayerNorm.bias"))
+            self.rel_bias = g("encoder.relative_attention_bias.weight") if mpnet else None
             self.layers = []
             for i in range(self.n_layers):
                 p = f"encoder.layer.{i}."
-                qkv_w = np.concatenate([g(p + f"attention.self.{n}.weight") for n in ("query", "key", "value")])
-                qkv_b = np.concatenate([g(p + f"attention.self.{n}.bias") for n in ("query", "key", "value")])
+                qkv_w = np.concatenate([g(p + n + ".weight") for n in names[:3]])
+                qkv_b = np.concatenate([g(p + n + ".bias") for n in names[:3]])
                 self.layers.append((
                     qkv_w.T, qkv_b,
-                    g(p + "attention.output.dense.weight").T, g(p + "attention.output.dense.bias"),
-                    g(p + "attention.output.LayerNorm.weight"), g(p + "attention.output.LayerNorm.bias"),
+                    g(p + names[3] + ".weight").T, g(p + names[3] + ".bias"),
+                    g(p + names[4] + ".weight"), g(p + names[4] + ".bias"),
                     g(p + "intermediate.dense.weight").T, g(p + "intermediate.dense.bias"),
                     g(p + "output.dense.weight").T, g(p + "output.dense.bias"),
                     g(p + "output.LayerNorm.weight"), g(p + "output.LayerNorm.bias"),
                 ))
         except KeyError as e:
-            raise ModelError(f"{path} lacks the tensor {e}: not a BERT model") from None
+            raise ModelError(f"{path} lacks the tensor {e}: not a {self.kind.upper()} model") from None
         except (ValueError, TypeError) as e:
             raise ModelError(f"{path} has a tensor of the wrong size ({e})") from None
         if self.word.shape[1] != self.dim:
@@ -177,10 +203,12 @@ class Embedder:
             tok[i, :len(x)] = x
             mask[i, :len(x)] = 1.0
         # Dense layers run on (b*n, dim) matrices: one BLAS call each, 3x faster than 3-D stacks.
-        h = (self.word[tok] + self.pos[:n] + self.type0).reshape(b * n, self.dim)
+        h = (self.word[tok] + self.pos[self.pos_offset:self.pos_offset + n] + self.type0).reshape(b * n, self.dim)
         h = _layer_norm(h, *self.emb_ln, self.eps)
         nh, hd = self.heads, self.dim // self.heads
         bias = ((1.0 - mask) * np.float32(-1e9))[:, None, None, :]
+        if self.rel_bias is not None:
+            bias = bias + self.rel_bias[_relative_buckets(n, self.rel_buckets)].transpose(2, 0, 1)[None]
         scale = np.float32(1.0 / np.sqrt(hd))
         for (qkv_w, qkv_b, ao_w, ao_b, ln1_w, ln1_b, i_w, i_b, o_w, o_b, ln2_w, ln2_b) in self.layers:
             qkv = (h @ qkv_w + qkv_b).reshape(b, n, 3, nh, hd)
