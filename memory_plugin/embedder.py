@@ -29,7 +29,8 @@ from .models import check_safetensors
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """Exact (erf) GELU, as BERT uses, in place on x. numpy has no erf: Abramowitz & Stegun 7.1.26
-    is within 1.5e-7 of it, below float32 noise here; in-place steps keep it at a few passes."""
+    is within 1.5e-7 of it, below float32 noise here. In-place steps keep it at four arrays the
+    size of x besides x (the feed-forward layer's activations are a forward pass's largest)."""
     z = x * np.float32(0.7071067811865476)
     a = np.abs(z)
     t = a * np.float32(0.3275911)
@@ -39,13 +40,24 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
         y += np.float32(c)
         y *= t
+    del t
     np.square(a, out=a)
     np.negative(a, out=a)
     np.exp(a, out=a)
     y *= a  # y = 1 - erf(|z|)
-    np.copysign(y, z, out=y)  # erf(z) = sign(z) * (1 - y); 1 + erf(z) = 1 + sign(z) - sign(z) * y
+    del a
+    np.subtract(np.float32(1.0), y, out=y)  # erf(|z|)
+    np.copysign(y, z, out=y)  # erf(z)
+    y += np.float32(1.0)
     x *= np.float32(0.5)
-    return x * (np.float32(1.0) + np.sign(z) - y)
+    x *= y
+    return x
+
+
+# Tokens in one padded batch. Memory of a forward pass grows with it (the feed-forward layer holds
+# several (tokens x 4 x hidden) float32 arrays, attention (batch x heads x n x n)); speed does not
+# gain past a few thousand rows per matrix product. 2048: eight 256-token chunks of all-MiniLM-L6-v2.
+BATCH_TOKENS = 2048
 
 
 def _relative_buckets(n: int, buckets: int, max_distance: int = 128) -> np.ndarray:
@@ -216,7 +228,8 @@ class Embedder:
             q = np.ascontiguousarray(qkv[:, :, 0].transpose(0, 2, 1, 3)) * scale
             kt = np.ascontiguousarray(qkv[:, :, 1].transpose(0, 2, 3, 1))
             v = np.ascontiguousarray(qkv[:, :, 2].transpose(0, 2, 1, 3))
-            s = q @ kt + bias
+            s = q @ kt
+            s += bias  # in place: the (batch, heads, n, n) scores are the largest array of a layer
             s -= s.max(-1, keepdims=True)
             np.exp(s, out=s)
             s /= s.sum(-1, keepdims=True)
@@ -228,16 +241,21 @@ class Embedder:
         pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
-    def encode(self, texts: list[str], batch_size: int = 16) -> np.ndarray:
+    def encode(self, texts: list[str], batch_size: int = 16, batch_tokens: int = BATCH_TOKENS) -> np.ndarray:
         """Unit-length float32 rows, one per text, in order. Texts of similar length share a batch
-        so little of each batch is padding."""
+        so little of each batch is padding; a batch holds at most `batch_size` texts and, padded, at
+        most `batch_tokens` tokens (one text alone may exceed it)."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
         ids = self.token_ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        for s in range(0, len(order), batch_size):
-            part = order[s:s + batch_size]
-            out[part] = self._forward([ids[i] for i in part])
+        part: list[int] = []
+        for i in order:  # ascending lengths: the text being added is the longest of its batch
+            if part and (len(part) == batch_size or (len(part) + 1) * len(ids[i]) > batch_tokens):
+                out[part] = self._forward([ids[j] for j in part])
+                part = []
+            part.append(i)
+        out[part] = self._forward([ids[j] for j in part])
         return out

@@ -145,3 +145,24 @@ def test_a_model_of_another_architecture_is_refused_with_a_one_line_error(tiny_m
     _write_safetensors(other / "model.safetensors", header_less)
     with pytest.raises(FileProblem, match="relative_attention_bias.*not a MPNET model"):
         Embedder(other)
+
+
+def test_a_batch_holds_at_most_its_token_budget_and_batching_changes_no_vector(tiny_mpnet):
+    d, _ = tiny_mpnet
+    enc = Embedder(d)
+    texts = [" ".join(["vault"] * k) for k in (3, 250, 40, 7, 120, 90, 5, 60, 200, 2)]
+    shapes = []
+    forward = enc._forward
+
+    def watched(ids):
+        shapes.append((len(ids), max(map(len, ids))))
+        return forward(ids)
+
+    enc._forward = watched
+    budgeted = enc.encode(texts, batch_tokens=128)
+    assert all(b * n <= 128 or b == 1 for b, n in shapes) and sum(b for b, _ in shapes) == len(texts)
+    assert [b for b, n in shapes if n > 128] == [1, 1]  # a text longer than the budget goes alone
+    shapes.clear()
+    whole = enc.encode(texts, batch_size=len(texts), batch_tokens=10**6)
+    assert shapes == [(len(texts), max(n for _, n in shapes))]
+    assert np.allclose(budgeted, whole, atol=1e-6)
