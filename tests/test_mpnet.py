@@ -133,7 +133,7 @@ def test_mpnet_forward_pass_matches_a_plain_reading_of_the_model(tiny_mpnet):
 
 
 def test_a_model_of_another_architecture_is_refused_with_a_one_line_error(tiny_mpnet, tmp_path):
-    d, _ = tiny_mpnet
+    d, weights = tiny_mpnet
     other = tmp_path / "other"
     shutil.copytree(d, other)
     cfg = json.loads((other / "config.json").read_text())
@@ -141,8 +141,8 @@ def test_a_model_of_another_architecture_is_refused_with_a_one_line_error(tiny_m
     with pytest.raises(FileProblem, match="only BERT .* and MPNet encoders are supported"):
         Embedder(other)
     (other / "config.json").write_text(json.dumps(cfg))
-    header_less = {k: v for k, v in tiny_mpnet[1].items() if k != "encoder.relative_attention_bias.weight"}
-    _write_safetensors(other / "model.safetensors", header_less)
+    without_bias = {k: v for k, v in weights.items() if k != "encoder.relative_attention_bias.weight"}
+    _write_safetensors(other / "model.safetensors", without_bias)
     with pytest.raises(FileProblem, match="relative_attention_bias.*not a MPNET model"):
         Embedder(other)
 
