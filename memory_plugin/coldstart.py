@@ -9,6 +9,7 @@ on 2 cores, a tenth of the 10 s timeout `install` registers for the hook.
 from __future__ import annotations
 
 import os
+import stat
 import time
 
 INLINE_MAX_BYTES = 24 * 1024 * 1024  # and their total size (a vault of huge notes takes longer)
@@ -50,6 +51,8 @@ def survey(cfg) -> dict:
             if e.name.startswith(".") or is_excluded(rel):
                 continue
             try:
+                if e.is_symlink():
+                    continue  # the vault's real-path rule: the real file is counted where it lies
                 if e.is_dir(follow_symlinks=False):
                     if os.path.realpath(e.path) != skip:
                         stack.append((e.path, rel))
@@ -84,6 +87,7 @@ def bounded_data(cfg, candidates: list[str], notes_seen: int) -> dict:
     """brief.json's shape from reading the heads of at most READ_MAX_NOTES candidate notes (and for
     at most READ_SECONDS): their convention and hub notes, no projects, no journal."""
     from .notes import parse_note
+    from .privacy import says_private
     from . import brief
 
     t_end = time.monotonic() + READ_SECONDS
@@ -91,13 +95,15 @@ def bounded_data(cfg, candidates: list[str], notes_seen: int) -> dict:
     for rel in candidates[:READ_MAX_NOTES]:
         if time.monotonic() > t_end:
             break
-        try:
-            with open(os.path.join(str(cfg.vault), rel), "rb") as f:
-                raw = f.read(READ_HEAD_BYTES)
-        except OSError:
+        raw = _read_head(cfg, rel)
+        if raw is None:
+            continue
+        # a frontmatter still open where the read ends is private, as in the index (privacy.py)
+        if says_private(raw[:READ_HEAD_BYTES].decode("utf-8", errors="replace"),
+                        complete=len(raw) <= READ_HEAD_BYTES):
             continue
         try:
-            n = parse_note(rel, raw, cfg.values)
+            n = parse_note(rel, raw[:READ_HEAD_BYTES], cfg.values)
         except Exception:  # noqa: BLE001 - a note we cannot read is left out of this brief only
             continue
         if n.private or n.skipped:
@@ -111,6 +117,27 @@ def bounded_data(cfg, candidates: list[str], notes_seen: int) -> dict:
     conventions.sort(key=lambda c: c["title"].lower())
     return {"vault": str(cfg.vault), "notes": notes_seen, "changed_at": 0, "built_at": 0,
             "conventions": conventions, "hubs": hubs[: cfg.hub_count], "projects": {}, "journal": {}}
+
+
+def _read_head(cfg, rel: str) -> bytes | None:
+    """The first READ_HEAD_BYTES + 1 bytes of a note whose real path is the one in the vault (no
+    symlink at the file, no folder on the way that leads out of the vault), or None."""
+    root = os.path.realpath(str(cfg.vault))
+    full = os.path.join(root, rel)
+    if os.path.realpath(full) != os.path.normpath(full):
+        return None
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, READ_HEAD_BYTES + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def build_inline(cfg) -> bool:

@@ -509,7 +509,11 @@ def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> lis
             full = inside_vault(cfg, rel)
             old = read_text(full, "note")
             changes = fn(_props_of(cfg, rel, old))
-            new = propedit.set_props(old, changes) if changes else old
+            try:
+                new = propedit.set_props(old, changes) if changes else old
+            except propedit.PropEditError as e:  # a private note is not named, even to its owner's ref
+                from .privacy import says_private
+                raise propedit.PropEditError(f"{'that note' if says_private(old) else rel}: {e}") from None
             plans.append((rel, full, old, new, changes))
         for rel, full, old, new, changes in plans:
             out.append({"path": rel, "changed": {k: propedit.render(v) for k, v in changes},

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from typing import Any, Iterator
 
 from . import links as L
-from .privacy import head_says_private
+from . import frontmatter as _fm
+from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
@@ -117,23 +118,12 @@ def dumps(o) -> str:
 
 
 def split_frontmatter(text: str) -> tuple[str | None, str, int]:
-    """-> (yaml text or None, body, number of lines before the body)."""
-    if not text.startswith("---"):
+    """-> (yaml text or None, body, number of lines before the body). The block is found as every
+    reader finds it (frontmatter.locate); one that is never closed is no frontmatter."""
+    block = _fm.locate(text)
+    if block is None or block.close is None:
         return None, text, 0
-    first_nl = text.find("\n")
-    if first_nl < 0 or text[:first_nl].rstrip() != "---":
-        return None, text, 0
-    pos = first_nl + 1
-    while True:
-        nl = text.find("\n", pos)
-        line = text[pos:] if nl < 0 else text[pos:nl]
-        if line.rstrip() in ("---", "..."):
-            end = len(text) if nl < 0 else nl + 1
-            fm = text[first_nl + 1:pos]
-            return fm, text[end:], text[:end].count("\n")
-        if nl < 0:
-            return None, text, 0
-        pos = nl + 1
+    return block.yaml, text[block.body_start:], text.count("\n", 0, block.body_start)
 
 
 _yaml_loader = None
@@ -524,6 +514,11 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             props = {str(k): v for k, v in data.items()}
         elif data is not None:
             note.warnings.append("properties are not a key: value mapping: ignored")
+    if not note.private and props_say_private(props):  # a spelling the text reading did not see
+        note.private = True
+        if not read_private:
+            return Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                        hash=note.hash, private=True)
     note.props = props
     note.body = body
     keep_comments = cfg_values.get("comment_links", True)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from . import frontmatter as _fm
+
 TRUE_WORDS = frozenset({"true", "yes", "on", "y", "1"})
 _FALSE_WORDS = frozenset({"false", "no", "off", "n", "0", "null", "~"})
 # How much of a file the hooks read to decide; a frontmatter still open after this is private.
@@ -20,6 +22,9 @@ HEAD_BYTES = 256 * 1024
 # `private` as a whole key: not `is_private`, not `private_notes`. Anchored by the literal word, and
 # `.*` runs once to the end of the line, so the scan is linear in the text.
 _KEY = re.compile(r"""(?<![\w.-])["']?private["']?[ \t]*:(.*)""", re.I)
+_EXPLICIT = re.compile(r"[ \t]*\?[ \t]+(.*)")
+_EXPLICIT_VALUE = re.compile(r"[ \t]*:(?:[ \t]+(.*)|$)")
+_ALIAS_KEY = re.compile(r"^[ \t]*(?:- +)?\*[^\s:]+[ \t]*:", re.M)
 
 
 def _value_says_true(value: str) -> bool | None:
@@ -36,27 +41,25 @@ def _value_says_true(value: str) -> bool | None:
     return v in TRUE_WORDS
 
 
-def says_private(text: str, complete: bool = True) -> bool:
-    """Whether the note whose text starts with `text` is private. `complete=False` when `text` is only
-    the head of the file: a frontmatter that is still open at its end counts as private. Lines are
-    read one by one up to the closing fence, so a long body is never split or scanned."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    if not text.startswith("---"):
-        return False
-    nl = text.find("\n")
-    if (text if nl < 0 else text[:nl]).rstrip() != "---":
-        return False
-    pos, n = (len(text) if nl < 0 else nl + 1), len(text)
-    while pos < n:
-        nl = text.find("\n", pos)
-        end = n if nl < 0 else nl
-        line = text[pos:end]
-        pos = end + 1
-        if line.rstrip() in ("---", "..."):
-            return False
-        if "private" not in line.lower():
+def _scan(lines: list[str]) -> bool:
+    """The line-by-line reading of a frontmatter's lines (breaks removed)."""
+    n = len(lines)
+    for i, line in enumerate(lines):
+        low = line.lower()
+        if "private" not in low:
             continue
+        ex = _EXPLICIT.match(line)
+        if ex:  # `? private` then `: value` on a later line (a YAML explicit key)
+            key = " ".join(w for w in ex.group(1).split() if not w.startswith(("!", "&")))
+            if key.strip("'\"").strip().lower() == "private":
+                nxt = next((x for x in lines[i + 1:] if x.strip()), "")
+                v = _EXPLICIT_VALUE.match(nxt)
+                if v is None:
+                    continue  # `? private` with no value: null
+                said = _value_says_true(v.group(1) or "")
+                if said is None or said:
+                    return True
+                continue
         m = _KEY.search(line)
         if not m:
             continue
@@ -64,15 +67,51 @@ def says_private(text: str, complete: bool = True) -> bool:
         if said:
             return True
         if said is None:  # the value is not on this line: fail closed unless it is plainly absent
-            nxt_end = text.find("\n", pos)
-            nxt = text[pos:n if nxt_end < 0 else nxt_end].strip() if pos < n else ""
+            nxt = lines[i + 1].strip() if i + 1 < n else ""
             nxt = nxt[2:].strip() if nxt.startswith("- ") else nxt
-            if m.group(1).strip() == "" and (not nxt or nxt in ("---", "...") or ":" in nxt or
-                                             nxt.strip("'\"").lower() in _FALSE_WORDS):
+            if m.group(1).strip() == "" and (not nxt or ":" in nxt or nxt.strip("'\"").lower() in _FALSE_WORDS):
                 continue  # `private:` alone (YAML null), or followed by the next key or a false
             return True
+    return False
+
+
+def says_private(text: str, complete: bool = True) -> bool:
+    """Whether the note whose text starts with `text` is private. `complete=False` when `text` is only
+    the head of the file: a frontmatter that is still open at its end counts as private. The block is
+    found as every reader finds it (frontmatter.locate), then read twice, as written and with its
+    quoted scalars decoded (an escaped key such as `"priv\\x61te"`), and private if either says so; a
+    key given by an alias (`*k : true`) beside the word private anywhere counts as private."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    block = _fm.locate(text)
+    if block is None:
+        return False
+    closed = block.close is not None
+    yaml_text = block.yaml
+    if "private" in yaml_text.lower():
+        if _scan([_fm.content(x) for x in _fm.split_lines(yaml_text)]):
+            return True
+    if "\\" in yaml_text or "'" in yaml_text or '"' in yaml_text:
+        decoded = _fm.unquote_scalars(yaml_text)
+        if decoded != yaml_text and "private" in decoded.lower() and \
+                _scan([_fm.content(x) for x in _fm.split_lines(decoded)]):
+            return True
+    if "*" in yaml_text and _ALIAS_KEY.search(yaml_text) and "private" in yaml_text.lower():
+        return True
     # no closing fence: Obsidian shows no properties, but the lines still said what they said
-    return not complete
+    return not closed and not complete
+
+
+def props_say_private(props: dict) -> bool:
+    """What YAML made of the frontmatter says private: a top-level key that reads `private` once
+    stripped and folded gives it a true value. The parser checks this after the text reading, so that
+    a spelling the text reading missed still makes the note private (fail closed)."""
+    for k, v in props.items():
+        if str(k).strip().casefold() == "private":
+            if v is True or (isinstance(v, (int, float)) and v == 1) or \
+                    (isinstance(v, str) and v.strip().lower() in TRUE_WORDS):
+                return True
+    return False
 
 
 def head_says_private(raw: bytes, complete: bool) -> bool:
