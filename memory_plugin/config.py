@@ -193,15 +193,28 @@ def _parse_yaml(path: Path, text: str):
         last = json.loads(kept.read_text(encoding="utf-8"))
         if isinstance(last, dict) and last.get("text") == text:
             return last.get("data")
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         pass
     import yaml  # only when there is a file: the hooks pay for it only then
     try:
-        data = yaml.safe_load(text)
+        # libyaml's loader when PyYAML has it: it refuses a 3,000-deep file in milliseconds, where
+        # the pure-Python one recurses for seconds before it fails
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark else ""
-        raise ConfigError(f"{path}: is not valid YAML{where}: fix it") from None
+        problem = " ".join(str(getattr(e, "problem", None) or "").split())
+        where = ", ".join(x for x in (problem, f"line {mark.line + 1}" if mark else "") if x)
+        raise ConfigError(f"{path}: is not valid YAML{f' ({where})' if where else ''}: fix it") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nests too deep to be read: fix it") from None
+    from .notes import MAX_PROP_DEPTH, MAX_PROP_VALUES, props_too_big
+
+    # a note's limits: an alias bomb (a few hundred bytes, a billion values once expanded) would
+    # otherwise make every walk below, and so every hook and command, run for ever
+    if isinstance(data, (dict, list)) and props_too_big(data):
+        raise ConfigError(f"{path}: holds more than {MAX_PROP_VALUES} values once YAML aliases are expanded, "
+                          f"or nests deeper than {MAX_PROP_DEPTH} levels: write its values out without YAML "
+                          "aliases (`*name`) or deep nesting")
     if _json_exact(data):
         from .fsutil import atomic_write
 

@@ -49,12 +49,19 @@ def _replacing(path: Path, mode: int, open_mode: str):
         raise
 
 
-def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True) -> bool:
+def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True,
+                 follow_symlinks: bool = False, new_mode: int | None = None) -> bool:
     """Write `data` to `path` via a temp file in the same directory and os.replace.
 
-    Keeps the existing file's mode. Returns False when the content was already equal.
+    Keeps the existing file's mode (`new_mode`, when given, is a new file's mode). Returns False when
+    the content was already equal. A symlink at `path` is replaced by a plain file, unless
+    `follow_symlinks`: then the file it resolves to (through any chain of links, relative or not) is
+    written atomically, in its own folder, and the links stay as they were. Off by default because a
+    vault's note that is a link must never lead a write out of the vault.
     """
     path = Path(path)
+    if follow_symlinks:
+        path = Path(os.path.realpath(path))
     if isinstance(data, str):
         data = data.encode("utf-8")
     try:
@@ -63,7 +70,7 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
         if skip_unchanged and st.st_size == len(data) and path.read_bytes() == data:
             return False
     except FileNotFoundError:
-        mode = _new_file_mode()
+        mode = _new_file_mode() if new_mode is None else new_mode
     with _replacing(path, mode, "wb") as f:
         f.write(data)
     return True

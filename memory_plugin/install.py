@@ -2,7 +2,10 @@
 
 Our entries are recognised by their command (the `memory-plugin` executable with `hook` arguments):
 install strips and re-adds them (idempotent), uninstall removes exactly them; every other key and
-hook is left as it was. The old file is backed up, the new one written atomically.
+hook is left as it was, in its original text (numbers as written, indentation, key order: see
+jsonedit). A settings file that is a symlink (dotfiles) is written through: the file it points to is
+replaced atomically and the link stays. Before install first changes a file, its text is kept in
+`settings.json.memory-plugin.bak`, which nothing overwrites afterwards.
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import sys
 from collections.abc import Collection
 from pathlib import Path
 
+from . import jsonedit
 from .errors import SettingsFileError
 from .fsutil import atomic_write
 
@@ -75,7 +79,8 @@ def is_ours(hook: dict) -> bool:
 
 def read_settings(path: Path) -> tuple[str | None, dict]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8", newline="") as f:  # newline="": CRLF line ends are kept
+            text = f.read()
     except FileNotFoundError:
         return None, {}
     except (OSError, UnicodeDecodeError) as e:
@@ -83,9 +88,16 @@ def read_settings(path: Path) -> tuple[str | None, dict]:
     if not text.strip():
         return text, {}
     try:
-        data = json.loads(text)
+        json.loads(text)
+        data = jsonedit.parse(text).root.value
     except json.JSONDecodeError as e:
         raise SettingsFileError(f"{path} is not valid JSON (line {e.lineno}): fix it and run install again") from None
+    except jsonedit.DuplicateKey as e:
+        # JSON readers keep one of the two silently; a rewrite would drop the other for good
+        raise SettingsFileError(f"{path} has the key `{e.key_path}` twice (line {e.line}): keep one of them "
+                                "and run install again") from None
+    except RecursionError:
+        raise SettingsFileError(f"{path} nests too deep to be read: fix it and run install again") from None
     if not isinstance(data, dict):
         raise SettingsFileError(f"{path} is not a JSON object: fix it and run install again")
     return text, data
@@ -192,8 +204,26 @@ def with_ours(settings: dict, exe: str) -> dict:
     return out
 
 
-def render(settings: dict) -> str:
-    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+def render(settings: dict, old_text: str | None = None) -> str:
+    """The settings as text: written like `old_text` (what did not change keeps its text), or with
+    two-space indents for a new file."""
+    return jsonedit.dump(settings, jsonedit.parse(old_text) if old_text and old_text.strip() else None)
+
+
+def backup_path(path: Path) -> Path:
+    return path.with_name(path.name + ".memory-plugin.bak")
+
+
+def _check_link(path: Path) -> None:
+    """A settings file that is a symlink is written where it points; a link to a file that does not
+    exist gets it created (as Claude Code or an editor writing through the link would), but not
+    folders: a missing folder means an unmounted or not-yet-cloned dotfiles dir."""
+    if not path.is_symlink():
+        return
+    target = Path(os.path.realpath(path))
+    if not target.exists() and not target.parent.is_dir():
+        raise SettingsFileError(f"{path} is a symlink to {target}, whose folder does not exist: create "
+                                f"{target.parent} (or replace the link) and run install again")
 
 
 def diff(old: str | None, new: str, path: Path) -> str:
@@ -201,14 +231,19 @@ def diff(old: str | None, new: str, path: Path) -> str:
                                         f"{path} (now)", f"{path} (after)"))
 
 
-def _write_settings(path: Path, old_text: str | None, new: dict) -> bool:
-    text = render(new)
-    if old_text is not None and (text == old_text or json.loads(old_text or "{}") == new):
-        return False
+def _write_settings(path: Path, old_text: str | None, new: dict, backup: bool = False) -> bool:
+    """Write `new` over the settings whose text was `old_text`; with `backup` (install), keep
+    `old_text` first in the backup file unless there is one already: it holds the text from before
+    the first install, which a later install or an uninstall must not replace."""
+    text = render(new, old_text)
+    if text == old_text or (old_text is not None and not old_text.strip() and new == {}):
+        return False  # an empty file stays empty when there is nothing to add
+    _check_link(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    if old_text is not None:
-        atomic_write(path.with_name(path.name + ".memory-plugin.bak"), old_text, skip_unchanged=False)
-    atomic_write(path, text)
+    bak = backup_path(path)
+    if backup and old_text is not None and not (bak.exists() or bak.is_symlink()):
+        atomic_write(bak, old_text, new_mode=path.stat().st_mode & 0o7777)  # the settings may hold secrets
+    atomic_write(path, text, follow_symlinks=True)
     return True
 
 
@@ -306,7 +341,7 @@ def install(settings_path: Path | None = None, vault: Path | None = None, dry_ru
         if not vault.is_dir():
             raise SettingsFileError(f"vault {vault} is not a folder: check the path")
     if dry_run:
-        d = diff(old_text, render(new), path)
+        d = diff(old_text, render(new, old_text), path)
         msgs.append(d or f"{path}: nothing to change")
         if permissions and skills_can_run(old) is not True:
             msgs.append(f"the rule {PERMISSION} lets Claude run the skills' memory-plugin commands without asking "
@@ -314,11 +349,11 @@ def install(settings_path: Path | None = None, vault: Path | None = None, dry_ru
         if vault is not None:
             msgs.append(f"would set vault: {vault} in the user config file")
         return msgs
-    changed = _write_settings(path, old_text, new)
+    changed = _write_settings(path, old_text, new, backup=True)
     _record(key, old, old_text, new, entry, hooks, permissions)
     what = "hooks registered" if hooks else "settings updated"
     msgs.append(f"{path}: {what if changed else 'nothing changed'}"
-                + (f" (backup: {path.name}.memory-plugin.bak)" if changed and old_text is not None else ""))
+                + (f" (backup: {backup_path(path).name})" if changed and backup_path(path).exists() else ""))
     if permissions:
         msgs.append(f"{path}: {PERMISSION} allowed: the skills run their commands without asking")
     else:
@@ -335,7 +370,7 @@ def _record(key: str, old: dict, old_text: str | None, new: dict, entry: dict | 
             permissions: bool) -> None:
     """Remember what install added to this settings file, for uninstall (and doctor)."""
     if entry is None:
-        if old == new:
+        if jsonedit.same(old, new):
             return  # nothing added, nothing to take back
         first = hooks and strip_ours(old) == old  # hook keys install added (unknown for older installs)
         entry = {"created_file": old_text is None, "created_keys": _added_keys(old) if first else []}
@@ -397,13 +432,13 @@ def uninstall(settings_path: Path | None = None, dry_run: bool = False) -> list[
     if dry_run:
         if remove_file:
             return [f"{path}: would be removed (install created it)"]
-        return [diff(old_text, render(new), path) or f"{path}: nothing to remove"]
+        return [diff(old_text, render(new, old_text), path) or f"{path}: nothing to remove"]
     msgs = []
     if remove_file:
-        path.unlink(missing_ok=True)
-        path.with_name(path.name + ".memory-plugin.bak").unlink(missing_ok=True)
+        # through a symlink install created the file it points to: remove that, leave the link
+        Path(os.path.realpath(path)).unlink(missing_ok=True)
         msgs.append(f"{path}: removed (install created it)")
-    elif old_text is None or json.loads(old_text or "{}") == new:
+    elif old_text is None or jsonedit.same(old, new):
         msgs.append(f"{path}: no memory-plugin hooks registered")
     else:
         _write_settings(path, old_text, new)

@@ -64,3 +64,20 @@ def test_temp_names_are_the_ones_the_scan_skips(tmp_path):
     os.close(fd)
     assert TEMP_RE.fullmatch(os.path.basename(tmp))
     assert _mode(tmp) == 0o600
+
+
+def test_atomic_write_through_symlinks_only_when_asked(tmp_path):
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text("old")
+    os.chmod(real, 0o600)
+    hop = tmp_path / "hop"
+    hop.symlink_to("dotfiles/settings.json")  # relative, and a chain: link -> link -> file
+    link = tmp_path / "link"
+    link.symlink_to(hop)
+    assert fsutil.atomic_write(link, "new", follow_symlinks=True) is True
+    assert link.is_symlink() and hop.is_symlink() and real.read_text() == "new" and _mode(real) == 0o600
+    assert _leftovers(real.parent) == [] and _leftovers(tmp_path) == []
+    # by default a link is replaced, never written through (a note linked out of the vault stays unwritten)
+    assert fsutil.atomic_write(link, "plain") is True
+    assert not link.is_symlink() and link.read_text() == "plain" and real.read_text() == "new"

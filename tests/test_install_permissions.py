@@ -53,7 +53,8 @@ def test_a_rule_the_user_had_stays_after_uninstall(settings, vault):
 
 def test_dry_run_shows_the_permission(settings):
     r = run_cli("install", "--dry-run")
-    assert r.returncode == 0 and '+      "Bash(memory-plugin:*)"' in r.stdout and "--no-permissions" in r.stdout
+    # the file's 4-space indent is kept
+    assert r.returncode == 0 and '+            "Bash(memory-plugin:*)"' in r.stdout and "--no-permissions" in r.stdout
     assert json.loads(settings.read_text()) == OTHER
 
 
