@@ -11,8 +11,8 @@ import re
 import time
 
 from .config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
-from .sqlutil import rows_in
 from .fence import escape_vault_text
+from .sqlutil import rows_in
 
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
