@@ -11,6 +11,7 @@ import re
 import time
 
 from .config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
+from .fence import escape_vault_text
 from .sqlutil import rows_in
 
 BRIEF_JSON = "brief.json"
@@ -230,13 +231,8 @@ def _age(seconds: float) -> str:
     return f"{int(seconds // 3600)} hours ago"
 
 
-def _clean(s: str) -> str:
-    # note text is data: keep it on one line and unable to close our fence
-    return re.sub(r"\s+", " ", s.replace("</memory", "<\\/memory")).strip()
-
-
 def _clip(s, limit: int) -> str:
-    s = _clean(str(s))
+    s = escape_vault_text(s)
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
@@ -252,12 +248,12 @@ def _omitted(counts: dict[str, int]) -> str:
 
 def _line(it: dict, extra: str = "") -> str:
     if it.get("superseded_by"):
-        extra += f" [superseded by {it['superseded_by']}]"
+        extra += f" [superseded by {escape_vault_text(it['superseded_by'])}]"
     elif (it.get("status") or "") in ("retracted", "superseded"):
         extra += f" [{it['status']}]"
-    s = f"- {_clean(it['title'])}{extra} ({it['path']})"
+    s = f"- {escape_vault_text(it['title'])}{extra} ({escape_vault_text(it['path'])})"
     if it.get("summary"):
-        s += f": {_clean(summary(it['summary']))}"
+        s += f": {escape_vault_text(summary(it['summary']))}"
     return s
 
 
@@ -334,7 +330,7 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
         items = [_line(h, " [hub]") for h in proj["hubs"]]
         items += [_line(p, " [open pitfall]") for p in proj["pitfalls"]]
         items += [_line(d, " [current decision]") for d in proj["decisions"]]
-        items += [_line(n, f" [{n['type']}]") for n in proj["notes"]]
+        items += [_line(n, f" [{escape_vault_text(n['type'])}]") for n in proj["notes"]]
         shown = {h["path"] for h in proj["hubs"]}
         sections.append(("project", f"Project {_clip(proj.get('title') or proj['name'], 80)} (the current project: "
                          f"{_clip(match.via, 160)}): {proj['count']} notes in the vault", items))
@@ -345,11 +341,11 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
         head.append(f"The vault holds no notes about the current project `{_clip(match.tried[0], 60)}`.")
     if jl:
         name = proj["name"] if proj else match.tried[0]
-        sections.append(("journal", f"Latest journal lines for {_clip(name, 80)}", [f"- {_clean(l)}" for l in jl]))
+        sections.append(("journal", f"Latest journal lines for {_clip(name, 80)}", [f"- {escape_vault_text(l)}" for l in jl]))
     sections.append(("conventions", "Conventions (title: summary)", [_line(c) for c in data.get("conventions", [])]))
     sections.append(("hubs", "Hub notes", [_line(h) for h in data.get("hubs", []) if h["path"] not in shown]))
     if not proj and not jl and journal.get("*"):
-        sections.append(("journal", "Latest journal lines", [f"- {_clean(l)}" for l in journal["*"]]))
+        sections.append(("journal", "Latest journal lines", [f"- {escape_vault_text(l)}" for l in journal["*"]]))
     # the head and tail always go in, so each of their parts is bounded (see BRIEF_MIN_CHARS)
     fixed = sum(len(x) + 1 for x in head) + sum(len(x) + 1 for x in tail)
     fixed += len(_omitted({k: 10 ** 6 for k in NOUNS})) + 1

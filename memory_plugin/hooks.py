@@ -235,9 +235,11 @@ def session_start(payload: dict, ctx: dict) -> None:
                        "directly from its convention and hub notes")
     start_worker(cfg, mode)
     if data is None:
-        _emit_context(f"memory-plugin: the memory of the vault {cfg.vault} is being built in the "
+        from .fence import escape_vault_text as esc  # the vault's path and an error may name notes
+
+        _emit_context(f"memory-plugin: the memory of the vault {esc(cfg.vault)} is being built in the "
                       "background; it will be in the next session's brief."
-                      + (f" Last hook error: {error}" if error else ""))
+                      + (f" Last hook error: {esc(error)}" if error else ""))
         ctx["emitted"] = True
         return
     try:
@@ -583,7 +585,10 @@ def run_hook(argv: list[str]) -> int:
         ctx["cache_dir"] = ctx["cache_dir"] or _configured_cache_dir()
         if event == "session-start" and not ctx["emitted"]:
             try:
-                _emit_context(f"memory-plugin could not load the vault's memory this time ({ctx['error'][:300]}). "
+                from .fence import escape_vault_text
+
+                _emit_context(f"memory-plugin could not load the vault's memory this time "
+                              f"({escape_vault_text(ctx['error'][:300])}). "
                               "Details are in hooks.log; `memory-plugin doctor` explains.")
             except Exception:
                 pass
