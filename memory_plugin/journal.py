@@ -1,8 +1,15 @@
-"""SessionEnd journal entries: the first request of the session (redacted) and the notes it touched."""
+"""SessionEnd journal entries: the first request of the session (redacted) and the notes it touched.
+
+Every entry is valid UTF-8 whatever its sources: a lone surrogate (JSON's `\\ud800`, a UTF-16 text
+cut mid-pair) and an undecodable byte of a folder name (which Python carries as a surrogate,
+`\\udce9`) become U+FFFD. One such byte in the file would make the whole day's note unreadable
+as UTF-8, so it would never be indexed or briefed again.
+"""
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import time
 
@@ -16,6 +23,12 @@ REQUEST_CHARS = 200
 # the end is kept, so a longer secret cut by the window is never half-kept either.
 MARGIN = 1000
 GUARD = 500
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_text(text: str) -> str:
+    """`text` with every surrogate replaced by U+FFFD: it always encodes as UTF-8."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def redact(text: str, emails: bool = False) -> str:
@@ -29,7 +42,7 @@ def request_line(text: str, emails: bool = False) -> str:
     """The first request as the journal keeps it: cut, redacted, on one line, at most REQUEST_CHARS."""
     from . import redact as R
 
-    window = text[: REQUEST_CHARS + MARGIN]
+    window = valid_text(text[: REQUEST_CHARS + MARGIN])
     keep = len(window) - GUARD if len(text) > len(window) else None
     return one_line(R.redact(window, emails=emails, keep_until=keep))
 
@@ -90,7 +103,7 @@ def first_request(transcript_path, max_lines: int = 5000, max_bytes: int = 8_000
 
 
 def one_line(text: str, limit: int = REQUEST_CHARS) -> str:
-    text = textutil.one_line(text).replace('"', "'")
+    text = valid_text(textutil.one_line(text)).replace('"', "'")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -98,7 +111,7 @@ def entry_line(*, when: float, project: str, session_id: str, reason: str, touch
                request: str | None) -> str:
     """One journal line whatever the input: every field has its control characters and line breaks
     removed (a newline in a reason, a folder name or a file name cannot forge another entry)."""
-    sid = textutil.one_line(session_id or "").replace('"', "'")[:8]
+    sid = valid_text(textutil.one_line(session_id or "")).replace('"', "'")[:8]
     parts = [time.strftime("%H:%M", time.localtime(when)), f"project {one_line(project or '', 80) or 'unknown'}",
              f"session {sid or 'unknown'}", one_line(reason or "", 40) or "other"]
     names = [one_line(p[:-3] if p.endswith(".md") else p, 200).replace("]]", "] ]") for p in touched]
@@ -240,4 +253,5 @@ def _append_locked(vault: str, rel: str, line: str) -> None:
         old = f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"
     if old and not old.endswith("\n"):
         old += "\n"
-    atomic_write(path, (old + line + "\n").encode("utf-8", errors="surrogateescape"))
+    # the old text's bytes are kept as they are; the new line is valid UTF-8 (a queued line too)
+    atomic_write(path, (old + valid_text(line) + "\n").encode("utf-8", errors="surrogateescape"))

@@ -1,7 +1,15 @@
 """Secret redaction, in linear time: gitleaks' rules (vendored in gitleaks_rules.toml) plus ours for
 the forms a person types: `KEY=value`, `key: value`, `'key' => 'value'` for any key that names a
-password, secret, token, key, auth or credential; URL credentials; `Authorization: Basic/Bearer`;
-`curl -u user:pw`; `mysql -pX`; `--password x`; private key blocks cut short.
+password, secret, token, key, auth or credential; a word for password (in the main European
+languages) followed by a value, with or without `=`/`:`/"is"; URL credentials;
+`Authorization: Basic/Bearer`; `curl -u user:pw`; the password arguments of `mysql`, `sshpass`,
+`docker login`, `htpasswd`, `redis-cli`, `ssh-keygen`, `zip`/`7z`; `--password x`; an AWS secret
+key beside its access key id; an Azure SAS `sig=`; card numbers (Luhn); US SSNs; private key
+blocks cut short.
+
+The text is normalised first (NFKC, zero-width and other invisible format characters dropped), so
+a full-width colon or a zero-width space inside a token changes nothing; what is returned is the
+normalised text.
 
 Imported only when there is text to redact (the SessionEnd hook with a first request); each rule
 is compiled the first time a keyword of it appears.
@@ -21,6 +29,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import unicodedata
 
 MARKER = "[REDACTED]"
 PEM_MARKER = "[REDACTED PRIVATE KEY]"
@@ -175,7 +184,10 @@ def entropy(s: str) -> float:
 # foo-bar, foo1) when it holds a stem; a plain word only when it is one of PROSE_KEYS, so prose like
 # "the author: Smith" or "tokens: 5" stays as it is
 STRONG = ("password", "passwd", "passphrase", "passcode", "secret", "credential", "apikey", "api_key",
-          "api-key", "privatekey", "private_key", "private-key", "accesskey", "access_key", "access-key")
+          "api-key", "privatekey", "private_key", "private-key", "accesskey", "access_key", "access-key",
+          "passwort", "kennwort", "motdepasse", "mot_de_passe", "contraseña", "contrasena", "senha",
+          "wachtwoord", "lösenord", "losenord", "adgangskode", "passord", "salasana", "hasło", "haslo",
+          "heslo", "jelszó", "jelszo", "parolă", "пароль", "şifre")
 STEMS = ("pass", "secret", "token", "key", "auth", "credential", "cred", "pwd", "pw")
 PROSE_KEYS = frozenset("""pass password passwords passwd passphrase passcode pwd pw secret secrets token
 key apikey auth authorization credential credentials cred creds""".split())
@@ -199,6 +211,186 @@ _PREFIXED = re.compile(r"""\b(?:(?:sk|pk|rk)-(?:ant-|proj-|live-|test-)?[A-Za-z0
                        r"""eyJ[\w-]{8,1024}+\.[\w-]{8,1024}+\.[\w-]{8,1024}+)""")
 _PEM = re.compile(r"""-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----""", re.I)
 _EMAIL = re.compile(r"""(?<![\w.%+-])[\w.%+-]{1,64}+@(?:[A-Za-z0-9-]{1,63}\.){1,10}[A-Za-z]{2,24}\b""")
+
+# A word for password followed by its value: `password X`, `the password is X`, `pw: X`, `Passwort
+# ist X`, `mot de passe : X`. Each language's everyday word (detect-secrets' keyword list has only
+# the English and Spanish ones). After `=`/`:` any value is taken, as for `password: x` above; after
+# a space or "is" only one that looks like a secret (_looks_secret), so prose keeps its words.
+_PW_WORDS = (r"pass(?:word|wd|phrase|code)|pwd|pw|passwort|kennwort|mot[ \t]de[ \t]passe|mdp|contrase[ñn]a|"
+             r"senha|wachtwoord|l[öo]senord|adgangskode|passord|kodeord|salasana|has[łl]o|heslo|jelsz[óo]|"
+             r"parolă|пароль|şifre")
+_IS = r"is|was|ist|lautet|war|est|es|era|é|è|är|er|var|on|jest|je|este|to"
+_PW_PHRASE = re.compile(rf"""(?i)(?<![\w-])(?:{_PW_WORDS})(?![\w-])["']?+(?:[ \t]{{1,5}}+(?:{_IS})(?![\w-]))?+"""
+                        r"""(?:[ \t]{0,5}+(=>|:=|=|:)[ \t]{0,5}+|[ \t]{1,5}+)"""
+                        r"""("[^"\n]{1,512}+"|'[^'\n]{1,512}+'|[^\s"']{1,512}+)""")
+_TRAILING = ".,;:!?)]}>"
+
+# Commands that take a password as an argument: (keyword, the command, its password argument).
+_ARG = r"""("[^"\n]{1,256}+"|'[^'\n]{1,256}+'|[^\s"'-]\S{0,255}+)"""
+_COMMANDS = (
+    (("mysql", "mariadb"), _MYSQL, _MYSQL_P),
+    ("sshpass", re.compile(r"\bsshpass\b"), re.compile(rf"(?<!\S)-p[ \t]{{0,5}}+{_ARG}")),
+    ("login", re.compile(r"""(?i)\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm[ \t]{1,5}+registry)"""
+                         r"""[ \t]{1,5}+login\b"""), re.compile(rf"(?<!\S)-p(?:=|[ \t]{{1,5}}+)?+{_ARG}")),
+    ("redis-cli", re.compile(r"\bredis-cli\b"), re.compile(rf"(?<!\S)-a[ \t]{{1,5}}+{_ARG}")),
+    ("ssh-keygen", re.compile(r"\bssh-keygen\b"), re.compile(rf"(?<!\S)-[NP][ \t]{{1,5}}+{_ARG}")),
+    ("mongo", re.compile(r"\bmongo(?:sh|dump|restore|export|import)?\b"),
+     re.compile(rf"(?<!\S)-p[ \t]{{1,5}}+{_ARG}")),
+    ("zip", re.compile(r"\b(?:zip|unzip|zipcloak)\b"), re.compile(rf"(?<!\S)-P[ \t]{{1,5}}+{_ARG}")),
+    ("7z", re.compile(r"(?<![\w-])7z[ar]?\b"), re.compile(r"""(?<!\S)-p("[^"\n]{1,256}+"|[^\s"']{1,256}+)""")),
+)
+_HTPASSWD = re.compile(r"\bhtpasswd\b")
+_TOKEN = re.compile(r"\S{1,1024}+")
+_STOP = re.compile(r"\n|;|\||&&")
+SEGMENT = 400  # a command's arguments are read up to the next ; | && or line end, at most this far
+
+# An AWS secret access key: 40 base64 characters, looked for when an access key id or "aws" is there.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+_SAS_SIG = re.compile(r"(?<![\w-])sig=([A-Za-z0-9%+/=_-]{16,1024}+)")
+# Digit runs that may hold a card number (checked by IIN, length and Luhn) and US SSNs (no area 000,
+# 666 or 9xx, group 00 or serial 0000: those are never issued).
+_DIGIT_RUN = re.compile(r"(?<![\w.+-])\+?+\d{1,19}+(?:[ -]\d{1,19}+){0,9}+")
+_DIGITS = re.compile(r"\d{1,19}+")
+_SSN = re.compile(r"(?<![\w.+-])(?!000|666|9)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?![\w-])")
+# NFKC leaves these (they are not compatibility characters): zero-width, bidi and other invisible
+# format characters, variation selectors, tags, fillers. A token with one inside would pass a rule.
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\U000e0000-\U000e0fff]")
+
+
+def normalise(text: str) -> str:
+    """What the rules read: NFKC (full-width `：` is `:`, `ｓｋ_ｌｉｖｅ` is `sk_live`), invisible
+    characters dropped."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def _looks_secret(v: str) -> bool:
+    """A value after `password` with no `=`/`:`: a digit, a symbol, inner capitals or three
+    hyphenated words; not a plain word ("the password is documented")."""
+    if len(v) < 4:
+        return False
+    if any(c.isdigit() or not (c.isalpha() or c in "-'.") for c in v):
+        return True
+    return v.count("-") >= 2 or (any(c.isupper() for c in v[1:]) and any(c.islower() for c in v))
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card(digits: str) -> bool:
+    """A payment card number: an issuer's prefix and length (Visa, Mastercard, Amex, Diners, JCB,
+    Discover, UnionPay, Maestro) and the Luhn check."""
+    n, first = len(digits), digits[0]
+    if not 13 <= n <= 19 or first not in "23456":
+        return False
+    if first == "4":
+        ok = n in (13, 16, 19)
+    elif first == "2":
+        ok = n == 16 and 2221 <= int(digits[:4]) <= 2720
+    elif first == "3":
+        ok = n == 15 if digits[1] in "47" else n >= 14
+    elif first == "6":
+        ok = n >= 16
+    else:  # Mastercard has 16 digits, Maestro (50, 56-58) 13 to 19
+        ok = n >= 16 or digits[:2] in ("50", "56", "57", "58")
+    return ok and _luhn(digits)
+
+
+def _cards(text: str):
+    for m in _DIGIT_RUN.finditer(text):
+        if text[m.start()] == "+":  # a phone number
+            continue
+        groups = [(g.start(), g.end()) for g in _DIGITS.finditer(text, m.start(), m.end())]
+        i = 0
+        while i < len(groups):
+            digits, found = "", None
+            for j in range(i, len(groups)):
+                digits += text[groups[j][0]:groups[j][1]]
+                if len(digits) > 19:
+                    break
+                if len(digits) >= 13 and _card(digits):
+                    found = j
+            if found is None:
+                i += 1
+                continue
+            yield groups[i][0], groups[found][1], MARKER
+            i = found + 1
+
+
+def _commands(text: str, low: str):
+    """The password arguments of the commands in _COMMANDS and of `htpasswd -b`, each read within its
+    command's segment; a segment is read once however many commands it names (linear)."""
+    for kw, cmd, arg in _COMMANDS:
+        if not any(k in low for k in ((kw,) if isinstance(kw, str) else kw)):
+            continue
+        stop_at = until = -1
+        for m in cmd.finditer(text):
+            if stop_at < m.end():
+                s = _STOP.search(text, m.end())
+                stop_at = s.start() if s else len(text)
+            start, end = max(m.end(), until), min(stop_at, m.end() + SEGMENT)
+            if start < end:
+                for p in arg.finditer(text, start, end):
+                    yield p.start(1), p.end(1), MARKER
+                until = end
+    if "htpasswd" in low:  # `htpasswd -b[c] FILE USER PASSWORD`, `htpasswd -nb USER PASSWORD`
+        until = -1
+        for m in _HTPASSWD.finditer(text):
+            if m.start() < until:  # an argument of the previous htpasswd
+                continue
+            s = _STOP.search(text, m.end(), m.end() + SEGMENT)
+            flags, args = "", []
+            for t in _TOKEN.finditer(text, m.end(), s.start() if s else m.end() + SEGMENT):
+                until = t.end()
+                if t.group().startswith("-") and not args:
+                    flags += t.group()[1:] if not t.group().startswith("--") else ""
+                else:
+                    args.append(t)
+                if len(args) > 2:
+                    break
+            k = 1 if "n" in flags else 2
+            if "b" in flags and len(args) > k:
+                yield args[k].start(), args[k].end(), MARKER
+
+
+def _numbers_and_keys(text: str, low: str):
+    """Card numbers, SSNs, AWS secret keys and Azure SAS signatures."""
+    if any(c.isdigit() for c in text):
+        yield from _cards(text)
+        if "-" in text:
+            for m in _SSN.finditer(text):
+                yield m.start(), m.end(), MARKER
+    if "akia" in low or "asia" in low or "aws" in low:
+        for m in _AWS_SECRET.finditer(text):
+            v = m.group()
+            if (any(c.isupper() for c in v) and any(c.islower() for c in v)
+                    and any(c.isdigit() or c in "/+" for c in v)):
+                yield m.start(), m.end(), MARKER
+    if "sig=" in low:
+        for m in _SAS_SIG.finditer(text):
+            yield m.start(1), m.end(1), MARKER
+
+
+def _password_words(text: str):
+    pos = 0
+    while m := _PW_PHRASE.search(text, pos):
+        s, e = m.span(2)
+        pos = e
+        if text[s] not in "\"'":
+            while e > s and text[e - 1] in _TRAILING:
+                e -= 1
+            if not m.group(1) and (text[s] in "([{<" or not _looks_secret(text[s:e])):
+                pos = s  # a plain word is no value, but it may be the next password word
+                continue
+        if e > s:
+            yield s, e, MARKER
 
 
 def secret_key(key: str) -> bool:
@@ -237,14 +429,9 @@ def _own_spans(text: str, low: str):
             yield m.start(g), m.end(g), MARKER
     for m in _PREFIXED.finditer(text):
         yield m.start(), m.end(), MARKER
-    if "mysql" in low or "mariadb" in low:
-        for m in _MYSQL.finditer(text):
-            end = m.end() + 400
-            for stop in ("\n", ";", "|", "&&"):
-                k = text.find(stop, m.end(), end)
-                end = k if k >= 0 else end
-            for p in _MYSQL_P.finditer(text, m.end(), end):
-                yield p.start(1), p.end(1), MARKER
+    yield from _commands(text, low)
+    yield from _password_words(text)
+    yield from _numbers_and_keys(text, low)
     if "-----begin" in low:  # a key block up to its END line, or to the end when it was cut
         for m in _PEM.finditer(text):
             k = low.find("-----end", m.end())
@@ -254,7 +441,11 @@ def _own_spans(text: str, low: str):
 
 def redact(text: str, emails: bool = False, keep_until: int | None = None) -> str:
     """`text` with every secret replaced by a marker. `keep_until`: drop what follows that offset of
-    `text` (a redacted secret that starts before it is kept as its marker)."""
+    `text` (a redacted secret that starts before it is kept as its marker). The text is normalised
+    first (`normalise`); so is the offset."""
+    if keep_until is not None:
+        keep_until = len(normalise(text[:max(0, keep_until)]))
+    text = normalise(text)
     low = text.lower()
     spans = list(_own_spans(text, low))
     for rule in rules():
