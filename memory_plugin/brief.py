@@ -222,7 +222,14 @@ def load(cache_dir) -> dict | None:
 
 # ---------------------------------------------------------------- compose (SessionStart)
 
+# A stamp further ahead of the clock than this means the clock changed since it was written: its age
+# is unknown, so it counts as stale (the slack allows for a file server's clock a little ahead of ours).
+CLOCK_SLACK = 60
+
+
 def _age(seconds: float) -> str:
+    if seconds < -CLOCK_SLACK:
+        return "at an unknown time (its stamp lies in the future)"
     if seconds < 90:
         return "just now"
     for unit, n in (("days", 86400), ("hours", 3600), ("minutes", 60)):
@@ -302,7 +309,8 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
     now = now or time.time()
     budget = min(max(int(brief_chars), BRIEF_MIN_CHARS), HARD_CAP)
     checked = synced_at or data.get("built_at") or now
-    fresh = "fresh" if now - checked < stale_after_hours * 3600 else "stale"
+    # a check stamped in the future (the clock changed since) is of unknown age: stale
+    fresh = "fresh" if -CLOCK_SLACK <= now - checked < stale_after_hours * 3600 else "stale"
     changed = data.get("changed_at") or data.get("built_at") or now
     head = [
         "<memory-plugin-reference>",

@@ -173,21 +173,27 @@ def private_paths(conn: sqlite3.Connection) -> set[str]:
 def ambiguous(conn: sqlite3.Connection) -> list[dict]:
     """Links whose name matches several files. One that resolves to a private note, or that is
     ambiguous only because a private note shares the name, is not listed: either would name it."""
-    from .links import file_name_lc
-
     rows = _rows(conn, "SELECT src, linkpath, target, line FROM links WHERE ambiguous = 1 "
                        "ORDER BY src, line")
     private = private_paths(conn)
     if not private or not rows:
         return rows
+    still = _ambiguous_without(conn, private)
+    return [r for r in rows if r["target"] not in private and still(r["target"])]
+
+
+def _ambiguous_without(conn: sqlite3.Connection, private: set[str]):
+    """For the target of a link marked ambiguous: whether it still is when private notes are not
+    counted (a name shared by one public file and private notes only is not)."""
+    from .links import file_name_lc
+
     hidden_names = {file_name_lc(p) for p in private}
     public_count: dict[str, int] = {}
     for (p,) in conn.execute("SELECT path FROM files"):
         name = file_name_lc(p)
         if name in hidden_names and p not in private:
             public_count[name] = public_count.get(name, 0) + 1
-    return [r for r in rows if r["target"] not in private and
-            public_count.get(file_name_lc(r["target"] or ""), 2) >= 2]
+    return lambda target: public_count.get(file_name_lc(target or ""), 2) >= 2
 
 
 def warnings(conn: sqlite3.Connection) -> list[dict]:
@@ -219,6 +225,11 @@ def find_note(conn: sqlite3.Connection, ref: str) -> str:
                        "WHERE a.alias_lc = ? AND n.private = 0", (name,)),
                       ("SELECT path FROM notes WHERE substr(ulower(path), -?) = ?", (len(suffix), suffix))):
         hit = sorted({r[0] for r in conn.execute(sql, args)})
+        if len(hit) > 1:
+            # a private note is found only when the name is its alone: among several it is neither
+            # listed nor counted, so the answer is what it would be if the note did not exist
+            hidden = private_paths(conn)
+            hit = [p for p in hit if p not in hidden]
         if len(hit) == 1:
             return hit[0]
         if len(hit) > 1:
@@ -238,9 +249,12 @@ def explain(conn: sqlite3.Connection, path: str) -> dict:
     out_links = _rows(conn, "SELECT kind, prop, linkpath, subpath, target, line, ambiguous FROM links "
                             "WHERE src = ? ORDER BY line", (path,))
     private = private_paths(conn)
+    still = _ambiguous_without(conn, private) if private else None
     for r in out_links:
         if r["target"] in private:  # the link resolves; where to is not shown
             r.update(target=None, ambiguous=0, private=True)
+        elif r["ambiguous"] and still and not still(r["target"]):
+            r["ambiguous"] = 0  # only a private namesake made it so: saying so would hint at it
     in_links = _rows(conn, "SELECT l.src, l.kind, l.prop, l.subpath, l.line FROM links l JOIN notes s "
                            "ON s.path = l.src WHERE l.target = ? AND l.src != ? AND s.private = 0 "
                            "ORDER BY l.src, l.line", (path, path))

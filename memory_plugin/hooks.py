@@ -148,9 +148,10 @@ def _session_file(cache_dir: str, session_id) -> str:
     return os.path.join(_sessions_dir(cache_dir), sid + ".txt")
 
 
-def start_worker(cfg, mode: str, *args: str) -> None:
+def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None:
     """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes): this hook
-    never waits for it, and Claude Code's pipes close when the hook exits."""
+    never waits for it, and Claude Code's pipes close when the hook exits. `keep_fd` (a lock this hook
+    holds) is handed to the worker as fd 3, so the lock passes to it with no moment unheld."""
     env = dict(os.environ)
     env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
     env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
@@ -167,19 +168,159 @@ def start_worker(cfg, mode: str, *args: str) -> None:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
-        os.closerange(3, 4096)
+        if keep_fd is not None:
+            if keep_fd != HANDED_FD:
+                os.dup2(keep_fd, HANDED_FD)
+            os.set_inheritable(HANDED_FD, True)
+        os.closerange(3 if keep_fd is None else HANDED_FD + 1, 4096)
         os.chdir(str(cfg.cache_dir))
         os.execve(sys.executable, argv, env)
     finally:
         os._exit(0)
 
 
+# ---------------------------------------------------------------- the large-note queue
+# A note over INLINE_NOTE_BYTES is indexed by a detached worker. One worker per edit would start
+# thirty at once for thirty edits (hundreds of MB), so the vault has one queue (JSON lines, each
+# append and each take under flock on the queue file) and one drainer, which holds LARGE_LOCK
+# for its whole life: a hook appends, then starts a drainer only when it can take that lock itself,
+# and hands its lock to the drainer (fd 3). A drainer that finds the queue empty lets the lock go
+# and looks once more, so an edit queued while it was finishing is never left behind.
+
+LARGE_QUEUE = "large-notes.queue"
+LARGE_LOCK = "large-notes.lock"
+HANDED_FD = 3
+
+
+def _queue_large(cfg, rel: str) -> None:
+    import fcntl
+
+    cache = str(cfg.cache_dir)
+    fd = os.open(os.path.join(cache, LARGE_QUEUE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, (json.dumps(rel) + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+    lock = _try_lock(os.path.join(cache, LARGE_LOCK))
+    if lock is None:
+        return  # the drainer at work reads the queue again before it exits
+    try:
+        start_worker(cfg, "queue", keep_fd=lock)
+    finally:
+        os.close(lock)  # the worker holds its own copy of the lock
+
+
+def _try_lock(path: str) -> int | None:
+    """An fd holding an exclusive flock on `path`, or None when another process holds it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _take_queue(cache: str) -> list[str]:
+    """Everything queued (each path once, in order), leaving the queue empty."""
+    import fcntl
+
+    try:
+        fd = os.open(os.path.join(cache, LARGE_QUEUE), os.O_RDWR)
+    except FileNotFoundError:
+        return []
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+    rels: list[str] = []
+    for line in b"".join(chunks).decode("utf-8", errors="replace").splitlines():
+        try:
+            rel = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(rel, str) and rel not in rels:
+            rels.append(rel)
+    return rels
+
+
+def _requeue(cache: str, rels: list[str]) -> None:
+    import fcntl
+
+    fd = os.open(os.path.join(cache, LARGE_QUEUE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.write(fd, "".join(json.dumps(r) + "\n" for r in rels).encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def _queued(cache: str) -> bool:
+    try:
+        return os.path.getsize(os.path.join(cache, LARGE_QUEUE)) > 0
+    except OSError:
+        return False
+
+
+def _handed_lock(cache: str) -> int | None:
+    """The drainer's lock: fd 3 when the hook handed it over, else taken here (None: another drainer)."""
+    path = os.path.join(cache, LARGE_LOCK)
+    try:
+        st, mine = os.stat(path), os.fstat(HANDED_FD)
+        if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
+            return HANDED_FD
+    except OSError:
+        pass
+    return _try_lock(path)
+
+
+def _drain_large(cfg) -> bool:
+    """Index what the queue holds until it stays empty; True when something was indexed."""
+    from . import index, pipeline
+
+    cache = str(cfg.cache_dir)
+    lock = _handed_lock(cache)
+    changed = False
+    while lock is not None:
+        rels = _take_queue(cache)
+        if not rels:
+            os.close(lock)
+            lock = _try_lock(os.path.join(cache, LARGE_LOCK)) if _queued(cache) else None
+            continue
+        try:
+            rels = [r for r in rels if index.to_rel(cfg, r) == r]  # moved out of the vault meanwhile: not ours
+            try:
+                stats = index.reindex(cfg, rels, lock_timeout=60)
+            except index.IndexMissing:
+                stats = pipeline.sync(cfg, lock_timeout=60)
+        except BaseException:
+            if not _cache_gone(cache):
+                _requeue(cache, rels)  # the next drainer (the next large edit) tries them again
+            raise
+        changed = changed or bool(stats.get("reindexed") or stats.get("removed") or stats.get("rebuilt"))
+    return changed
+
+
 def _rebuild_due(cfg) -> bool:
+    """The weekly rebuild is due: the last one is older than rebuild_after_days, or its stamp lies in
+    the future (the clock was wrong or jumped back since), so its age is unknown."""
+    from .brief import CLOCK_SLACK
+
     try:
         age = time.time() - os.stat(cfg.path("rebuild.stamp")).st_mtime
     except OSError:
         return True
-    return age > cfg.rebuild_after_days * 86400
+    return age < -CLOCK_SLACK or age > cfg.rebuild_after_days * 86400
 
 
 def _load_cfg():
@@ -242,10 +383,12 @@ def session_start(payload: dict, ctx: dict) -> None:
                       + (f" Last hook error: {esc(error)}" if error else ""))
         ctx["emitted"] = True
         return
-    try:
-        synced_at = os.stat(cfg.path("sync.stamp")).st_mtime
-    except OSError:
-        synced_at = None
+    synced_at = None
+    for stamp in ("sync.stamp", "rebuild.stamp"):  # the later one; a future one makes the brief say stale
+        try:
+            synced_at = max(synced_at or 0, os.stat(cfg.path(stamp)).st_mtime)
+        except OSError:
+            pass
     from . import project
 
     match = project.detect(brief.catalog_of(data), cwd=_cwd(payload.get("cwd")))
@@ -283,7 +426,7 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
     except OSError:
         size = 0
     if size > INLINE_NOTE_BYTES:  # reading it could take longer than the hook's budget: detached
-        start_worker(cfg, "reindex", rel)
+        _queue_large(cfg, rel)
         return
     from . import index
 
@@ -488,6 +631,9 @@ def worker(mode: str, *args: str) -> None:
                 stats = pipeline.sync(cfg, lock_timeout=60)
             if stats.get("reindexed") or stats.get("removed") or stats.get("rebuilt"):
                 refresh_brief(cfg)
+        elif mode == "queue":
+            if _drain_large(cfg):
+                refresh_brief(cfg)
         elif mode == "brief":
             refresh_brief(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
@@ -574,6 +720,8 @@ def run_hook(argv: list[str]) -> int:
             payload = json.loads(raw) if raw.strip() else {}
         except ValueError as e:
             raise ValueError(f"hook input is not JSON ({e})") from None
+        except RecursionError:  # nested deeper than the decoder goes: no hook input looks like that
+            raise ValueError("hook input is not JSON (nested too deep)") from None
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
         ctx["doctor"] = payload.get("doctor") is True

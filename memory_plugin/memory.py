@@ -402,6 +402,9 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         with vault_lock(cfg):
             taken = same_name(conn, name) + vaultstyle.same_name_on_disk(cfg, folder, name)
             taken = sorted(set(taken))
+            if taken and _any_private(cfg, conn, taken):
+                # nothing about the note holding the name: no path, no advice that would open it
+                raise DuplicateNote("that title is taken: choose another")
             if taken and not force:
                 p = taken[0]
                 raise DuplicateNote(f"{p} already exists (the name differs at most in case or accents, which "
@@ -484,10 +487,35 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
             atomic_write(full, new)
     # the diff and the reindex outside the vault lock: SessionEnd's journal append may be waiting
     result = {"path": target, "title": title, "action": "merged", "links": link_paths,
-              "diff": propedit.diff(target, old, new), "dry_run": dry_run}
+              "diff": _diff(cfg, conn, target, old, new), "dry_run": dry_run}
     if not dry_run:
         _reindex(cfg, [target])
     return result
+
+
+def _any_private(cfg: Config, conn: sqlite3.Connection, paths: list[str]) -> bool:
+    """Whether one of `paths` is a private note by the index or by its file (one that cannot be read
+    counts as private: its last state may have been)."""
+    from .privacy import file_says_private
+
+    marks = ",".join("?" * len(paths))
+    if conn.execute(f"SELECT 1 FROM notes WHERE private = 1 AND path IN ({marks})", paths).fetchone():
+        return True
+    return any(file_says_private(os.path.join(cfg.vault, p)) is not False for p in paths)
+
+
+def _diff(cfg: Config, conn: sqlite3.Connection | None, rel: str, old: str, new: str) -> str:
+    """The diff of a write. Of a private note only the added lines (what the command was given) are
+    shown: no context, no removed line and no line number, which would show or hint at its text."""
+    from .privacy import head_says_private
+
+    d = propedit.diff(rel, old, new)
+    private = head_says_private(old.encode("utf-8"), complete=True) or (conn is not None and bool(
+        conn.execute("SELECT 1 FROM notes WHERE path = ? AND private = 1", (rel,)).fetchone()))
+    if not private or not d:
+        return d
+    lines = d.splitlines(keepends=True)
+    return "".join(lines[:2] + [ln for ln in lines[2:] if ln.startswith("+")])
 
 
 # ---------------------------------------------------------------- changing a memory
@@ -517,7 +545,7 @@ def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> lis
             plans.append((rel, full, old, new, changes))
         for rel, full, old, new, changes in plans:
             out.append({"path": rel, "changed": {k: propedit.render(v) for k, v in changes},
-                        "diff": propedit.diff(rel, old, new), "dry_run": dry_run})
+                        "diff": _diff(cfg, None, rel, old, new), "dry_run": dry_run})
             if not dry_run and new != old:
                 atomic_write(full, new)
                 written.append(rel)

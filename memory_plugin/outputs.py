@@ -31,6 +31,7 @@ def paths(cfg: Config) -> dict[str, str]:
         ("html", HTML), ("outputs_state", STATE), ("hooks_log", "hooks.log"),
         ("rebuild_stamp", "rebuild.stamp"), ("sync_stamp", "sync.stamp"),
         ("lock", "index.lock"), ("vault_lock", "vault.lock"), ("journal_queue", "journal-queue"),
+        ("large_notes_queue", "large-notes.queue"),
         ("vectors", "vectors.bin"), ("vectors_current", "vectors.current"))}
     # semantic.VECTORS_FILE and CURRENT_FILE (a test holds them equal)
 

@@ -34,15 +34,27 @@ def excluder(excludes: list[str]) -> Callable[[str], bool]:
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
+def real_rel(root_real: str, path: str) -> str | None:
+    """Where `path` really is, relative to the vault's real root `root_real` ("" for the root
+    itself); None when its real location is outside the vault.
+
+    The one rule for symlinks inside the vault: a file is the note at its real path. A symlink
+    (to a file or a folder) whose real path is inside the vault is an alias: the scan skips it,
+    since the real path is walked anyway, and a hook maps a path through it to the real path.
+    So rebuild, sync and PostToolUse know each file under one name only."""
+    full = os.path.realpath(path)
+    if full == root_real:
+        return ""
+    if not full.startswith(root_real + os.sep):
+        return None
+    return os.path.relpath(full, root_real).replace(os.sep, "/")
+
+
 def vault_rel(vault: str | os.PathLike, path: str, excludes: list[str]) -> str | None:
     """The vault-relative POSIX path of `path` (absolute, or relative to the vault) when its real
-    location lies inside the vault and outside excluded folders; else None."""
+    location lies inside the vault and outside excluded folders; else None (see real_rel)."""
     root = os.path.realpath(vault)
-    p = path if os.path.isabs(path) else os.path.join(root, path)
-    full = os.path.realpath(p)
-    if not full.startswith(root + os.sep):
-        return None
-    rel = os.path.relpath(full, root).replace(os.sep, "/")
-    if is_excluded(rel, excludes):
+    rel = real_rel(root, path if os.path.isabs(path) else os.path.join(root, path))
+    if not rel or is_excluded(rel, excludes):
         return None
     return rel

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import excluder
+from .paths import excluder, real_rel
 
 
 @dataclass
@@ -26,11 +26,11 @@ TEMP_RE = re.compile(r"\..+\.md\.[a-z0-9_]{8}\.tmp", re.I)
 def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, str]] | None = None,
                skip_dirs: tuple[str, ...] = (), targets_only: list[str] | None = None,
                temps: list[str] | None = None) -> tuple[dict[str, VaultFile], list[str]]:
-    """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks out of the
-    vault are skipped; symlink loops are reported, never followed twice. Files under a configured
-    exclude (not a dot-folder) go to `targets_only` when it is given: links may point to them, but
-    they are no notes of the graph. Our own temp files are collected in `temps` (absolute paths)
-    when it is given."""
+    """-> ({note path: VaultFile}, [attachment paths]). Dot-folders, excludes and symlinks are skipped
+    (a symlink inside the vault is an alias of a path walked anyway: paths.real_rel); symlinks out of
+    the vault and symlink loops are reported. Files under a configured exclude (not a dot-folder) go
+    to `targets_only` when it is given: links may point to them, but they are no notes of the graph.
+    Our own temp files are collected in `temps` (absolute paths) when it is given."""
     notes: dict[str, VaultFile] = {}
     is_excluded = excluder(excludes)
     attachments: list[str] = []
@@ -57,16 +57,19 @@ def walk_vault(root: Path, excludes: list[str], warnings: list[tuple[str, str, s
                 continue
             try:
                 if e.is_symlink():
-                    real = os.path.realpath(e.path)
-                    if not (real == root_real or real.startswith(root_real + os.sep)):
-                        if not excluded:
+                    # paths.real_rel is the rule the hooks apply too: a note is known by its real
+                    # path only, so a symlink inside the vault is never followed (its target is
+                    # walked under its own name) and one outside is skipped
+                    target = real_rel(root_real, e.path)
+                    if not excluded:
+                        if target is None:
                             warnings.append((rel, "symlink", "symlink points outside the vault: skipped"))
-                        continue
-                    if os.path.isdir(real):
-                        if real in seen_dirs or root_real.startswith(real + os.sep):
-                            if not excluded:
-                                warnings.append((rel, "symlink", "symlink loop: skipped"))
-                            continue
+                        elif target == "" or rel.startswith(target + "/"):
+                            warnings.append((rel, "symlink", "symlink loop: skipped"))
+                        elif os.path.isdir(e.path):  # a file alias says nothing: its target may be private
+                            warnings.append((rel, "symlink", "symlink to a folder inside the vault: skipped "
+                                             "(its notes are read at their real path)"))
+                    continue
                 if e.is_dir():
                     real = os.path.realpath(e.path)
                     if real in seen_dirs:
