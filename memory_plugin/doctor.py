@@ -179,9 +179,13 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
             n = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
         finally:
             conn.close()
+        from .brief import CLOCK_SLACK
+
         age_h = (time.time() - changed) / 3600
-        out.append(_check(age_h <= cfg.stale_after_hours,
-                          f"index holds {n} notes, synced {age_h:.1f} h ago",
+        future = age_h < -CLOCK_SLACK / 3600  # stamped in the future: the clock moved, its age is unknown
+        out.append(_check(not future and age_h <= cfg.stale_after_hours,
+                          f"index holds {n} notes, synced "
+                          + ("at an unknown time (its stamp lies in the future)" if future else f"{age_h:.1f} h ago"),
                           "run `memory-plugin sync` (SessionStart also starts one)"))
     except IndexMissing as e:
         building = _lock_age(cfg)

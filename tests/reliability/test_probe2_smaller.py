@@ -304,3 +304,16 @@ def test_a_stamp_in_the_future_is_stale(vault_env, cache_dir, stamps):
                   vault_env)
         text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
         assert "(fresh)" in text and "a background sync has started" in text, text
+
+
+def test_doctor_does_not_call_an_index_synced_in_the_future_fresh(vault_env, cache_dir):
+    import sqlite3
+
+    with case():
+        db = sqlite3.connect(cache_dir / "index.sqlite")
+        db.execute("UPDATE meta SET value = ? WHERE key = 'synced_at'", (str(time.time() + 365 * 86400),))
+        db.commit()
+        db.close()
+        r = run_cli("doctor", "--json", env=vault_env)
+        check = next(c for c in json.loads(r.stdout) if "index holds" in c["check"])
+        assert not check["ok"] and "unknown time" in check["check"], check
