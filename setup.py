@@ -2,7 +2,7 @@
 documented config and default eval data inside the package, as memory_plugin/_data/ (a complete
 plugin root: .claude-plugin/, hooks/, skills/), so that `pip install`, `pipx install` and
 `uv tool install` give every command what it uses. An editable install reads them from the checkout
-instead (memory_plugin/resources.py)."""
+instead (memory_plugin/core/resources.py)."""
 from __future__ import annotations
 
 import shutil

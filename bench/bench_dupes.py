@@ -69,8 +69,8 @@ def vault_path(name: str) -> Path:
 def build(vault: Path, work: Path, semantic: bool = False, seed: Path | None = None):
     import os
 
-    from memory_plugin import index as I
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as I
+    from memory_plugin.core.config import load_config
 
     os.environ["MEMORY_PLUGIN_EMBEDDING_MODEL"] = MODEL if semantic else "off"
     if semantic and seed is not None and not (work / "cache").exists():
@@ -78,7 +78,7 @@ def build(vault: Path, work: Path, semantic: bool = False, seed: Path | None = N
     cfg = load_config(vault=vault, cache_dir=work / "cache")
     I.rebuild(cfg)
     if semantic:
-        from memory_plugin import semantic as S
+        from memory_plugin.semantic import vectors as S
 
         S.embed_pending(cfg, lock_timeout=600)
     return cfg, sqlite3.connect(work / "cache" / "index.sqlite")
@@ -86,9 +86,9 @@ def build(vault: Path, work: Path, semantic: bool = False, seed: Path | None = N
 
 def raw_scores(cfg, conn, p: dict) -> dict:
     """The pair judged directly (no candidate search): lexical verdict, cosine, the rule's flags."""
-    from memory_plugin import dupes, dupes_sem
-    from memory_plugin import memory as M
-    from memory_plugin import vaultstyle
+    from memory_plugin.memory import dupes, dupes_sem
+    from memory_plugin.memory import write as M
+    from memory_plugin.memory import vaultstyle
 
     def doc(path):
         r = conn.execute("SELECT n.title, n.display_title, n.type, n.project, n.summary, f.body, n.hash "
@@ -126,10 +126,10 @@ def raw_scores(cfg, conn, p: dict) -> dict:
 
 
 def predictions(cfg, conn, pairs: list[dict], semantic: bool = False) -> dict[str, tuple[bool, list[str]]]:
-    from memory_plugin import dupes
-    from memory_plugin import memory as M
-    from memory_plugin import reorganize as R
-    from memory_plugin import vaultstyle
+    from memory_plugin.memory import dupes
+    from memory_plugin.memory import write as M
+    from memory_plugin.memory import reorganize as R
+    from memory_plugin.memory import vaultstyle
 
     out = {}
     listed = {}
@@ -204,7 +204,7 @@ def main() -> None:
     pairs = data["pairs"]
     modes = ["lexical", "semantic"] if a.mode == "both" else [a.mode]
     if "semantic" in modes:
-        from memory_plugin import models
+        from memory_plugin.semantic import models
 
         if not os.environ.get("MEMORY_PLUGIN_MODELS_DIR") and models._package_zip() is not None:
             os.environ["MEMORY_PLUGIN_MODELS_DIR"] = tempfile.mkdtemp(prefix="bench-dupes-models-")

@@ -69,8 +69,8 @@ def _env(v: Path, cache: Path, mode: str, recall: bool = True) -> dict:
 
 def _semantic_available() -> bool:
     try:
-        from memory_plugin import semantic
-        from memory_plugin.config import load_config
+        from memory_plugin.semantic import vectors as semantic
+        from memory_plugin.core.config import load_config
 
         return semantic.mode(load_config())[0] == "semantic"
     except Exception:  # noqa: BLE001 - no extra, no model: lexical only
@@ -90,8 +90,8 @@ def _embedded(cache: Path) -> bool:
 
 
 def _usable(v: Path, cache: Path) -> bool:
-    from memory_plugin import index
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as index
+    from memory_plugin.core.config import load_config
 
     try:
         index.open_index(load_config(vault=v, cache_dir=cache)).close()
@@ -153,8 +153,9 @@ def prompts_for(v: Path, n: int) -> dict[str, list[str]]:
 
 def ran_retrieval(v: Path, cache: Path, prompts: list[str]) -> int:
     """How many of `prompts` get past the hook's bound (prompt_hook.worth_retrieving) to a retrieval."""
-    from memory_plugin import index, prompt_hook
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as index
+    from memory_plugin.claude import prompt_hook
+    from memory_plugin.core.config import load_config
 
     conn = index.open_index(load_config(vault=v, cache_dir=cache))
     try:

@@ -62,7 +62,7 @@ def run(name: str, questions: Path, vault: Path | None, seed: Path | None) -> tu
     if r.returncode != 0:
         raise RuntimeError(f"eval {name} failed: {r.stderr.strip()}")
     res = json.loads(r.stdout)
-    from memory_plugin.evaluate import markdown
+    from memory_plugin.search.evaluate import markdown
 
     return res, markdown(res["summary"]), secs
 

@@ -41,8 +41,9 @@ def models_dir() -> str:
 
 SEARCH = """
 import sys, time
-from memory_plugin.config import load_config
-from memory_plugin import index, semantic
+from memory_plugin.core.config import load_config
+from memory_plugin.index import store as index
+from memory_plugin.semantic import vectors as semantic
 cfg = load_config()
 conn = index.open_index(cfg)
 hits = semantic.search(cfg, conn, sys.argv[1], k=50)
@@ -51,9 +52,10 @@ print(len(hits), hits[0].path if hits else '')
 
 SPEED = """
 import json, sys, time
-from memory_plugin.config import load_config
-from memory_plugin import index, semantic
-from memory_plugin.chunks import chunk_note
+from memory_plugin.core.config import load_config
+from memory_plugin.index import store as index
+from memory_plugin.semantic import vectors as semantic
+from memory_plugin.semantic.chunks import chunk_note
 cfg = load_config()
 conn = index.open_index(cfg)
 rows = semantic.pending_rows(conn, [r[0] for r in conn.execute(

@@ -1,4 +1,4 @@
-"""Fit the capture detector's weights (memory_plugin/capture.py, WEIGHTS / BIAS / THRESHOLD) on the
+"""Fit the capture detector's weights (memory_plugin/claude/capture.py, WEIGHTS / BIAS / THRESHOLD) on the
 development sets only, and report leave-one-set-out figures (issue 13, bench/eval/PROTOCOL.md, session 5).
 
 Data: bench/dev/capture-dev*.yaml (each one a fold) and, as extra negatives in every fit, the prompts of
@@ -26,7 +26,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from memory_plugin import capture  # noqa: E402
+from memory_plugin.claude import capture  # noqa: E402
 
 L2 = 0.3                 # ridge penalty on every weight (not the bias): the best leave-one-set-out of 0.1, 0.3, 1, 3
 NEWTON_STEPS = 30        # Newton iterations per fit (converged well before)
@@ -144,7 +144,7 @@ def fmt(p, r, tp, fp, fn) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--write", action="store_true", help="rewrite the fitted block of memory_plugin/capture.py")
+    ap.add_argument("--write", action="store_true", help="rewrite the fitted block of memory_plugin/claude/capture.py")
     ap.add_argument("--errors", action="store_true", help="list the dev prompts the all-data fit gets wrong")
     a = ap.parse_args()
     folds, extra = load()

@@ -65,7 +65,7 @@ PREC_POOLED, PREC_EACH, ORD_MAX = 0.90, 0.80, 0.05  # prompt items, out of fold
 
 
 def cfg_for(vault: str):
-    from memory_plugin.config import load_config
+    from memory_plugin.core.config import load_config
 
     return load_config(vault=EVALDATA / vault / "vault", cache_dir=CACHE_PREFIX + vault)
 
@@ -126,8 +126,8 @@ def specificity(words, idf: dict, unique: float) -> float:
 def retrieval_evidence(cfg, conn, text: str, type_, ev: dict, semantic: bool) -> dict:
     """query's evidence (named_w, cover, known, semantic, sem_z ...) plus confidence_model.evidence's
     agreement and margin features, from the same retrievers query ran (deterministic: the same lists)."""
-    from memory_plugin import query as Q
-    from memory_plugin import retrieve as R
+    from memory_plugin.search import query as Q
+    from memory_plugin.search import retrieve as R
 
     q = Q.parse_question(text)
     lex = R.lexical(conn, q["content"], type_) if q["content"] else []
@@ -150,11 +150,11 @@ def retrieval_evidence(cfg, conn, text: str, type_, ev: dict, semantic: bool) ->
 
 
 def dump() -> dict:
-    from memory_plugin import index
-    from memory_plugin import prompt_hook as P
-    from memory_plugin import query as Q
-    from memory_plugin import semantic as S
-    from memory_plugin.evaluate import load_questions
+    from memory_plugin.index import store as index
+    from memory_plugin.claude import prompt_hook as P
+    from memory_plugin.search import query as Q
+    from memory_plugin.semantic import vectors as S
+    from memory_plugin.search.evaluate import load_questions
 
     out: dict = {"questions": {}, "prompts": {}}
     for v in QSETS:
@@ -280,7 +280,7 @@ def choose_l2(folds, grid=None) -> tuple[float, dict, float]:
 
 def old_abstain(ev: dict) -> bool:
     """main's rule (query.abstain with query.ABSTAIN), for the comparison."""
-    from memory_plugin import query as Q
+    from memory_plugin.search import query as Q
 
     return Q.abstain(ev)
 
@@ -360,7 +360,7 @@ def fit_answer(data, mode) -> tuple[dict, str]:
 def hook_rule(c: dict) -> bool:
     """The hook's ITEM_RULE (semantic on) on one dumped candidate, for the comparison (its query-level
     abstention left out, as for the model's candidates)."""
-    from memory_plugin import prompt_hook as P
+    from memory_plugin.claude import prompt_hook as P
 
     found = c.get("found") or {}
     rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731

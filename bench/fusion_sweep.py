@@ -161,7 +161,7 @@ def make_variants(R):
 # ---------------------------------------------------------------- running
 
 def memoise_semantic():
-    from memory_plugin import semantic
+    from memory_plugin.semantic import vectors as semantic
 
     real = semantic.search
     memo: dict = {}
@@ -204,8 +204,8 @@ def patch_lexical_anchor(Q, top_slack, no_abstain=False):
 
 
 def open_set(name: str, seeds: Path, bench: Path):
-    from memory_plugin.config import load_config
-    from memory_plugin.index import open_index, sync
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index, sync
 
     qpath, vault = set_paths(name)
     cache = bench / ("report" if name in REPORT else "sweep") / name
@@ -249,9 +249,9 @@ def main() -> None:
         sys.exit("report sets are run once at the end by bench/bench_retrieval.py, not swept")
     if a.report_once and not set(a.sets) <= REPORT:
         sys.exit("--report-once is for report sets only")
-    from memory_plugin import evaluate as E
-    from memory_plugin import query as Q
-    from memory_plugin import retrieve as R
+    from memory_plugin.search import evaluate as E
+    from memory_plugin.search import query as Q
+    from memory_plugin.search import retrieve as R
 
     bench = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR", "/work/bench-fusion"))
     out_dir = a.out or bench / "sweep-out"

@@ -28,7 +28,7 @@ def main() -> None:
     import os
 
     from bench_dupes import build, dendron_vault
-    from memory_plugin import reorganize as R
+    from memory_plugin.memory import reorganize as R
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--sample", type=int, default=3)
@@ -40,7 +40,7 @@ def main() -> None:
     a = ap.parse_args()
     seeds = dict(x.split("=", 1) for x in a.seed_cache)
     if a.mode == "semantic" and not os.environ.get("MEMORY_PLUGIN_MODELS_DIR"):
-        from memory_plugin import models
+        from memory_plugin.semantic import models
 
         os.environ["MEMORY_PLUGIN_MODELS_DIR"] = tempfile.mkdtemp(prefix="reorg-models-")
         models.extract_package()

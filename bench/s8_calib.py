@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from memory_plugin import semantic  # noqa: E402
-from memory_plugin.chunks import _clean  # noqa: E402
+from memory_plugin.semantic import vectors as semantic  # noqa: E402
+from memory_plugin.semantic.chunks import _clean  # noqa: E402
 
 # What each pseudo-question is, and how the best cosines are summarised (PROTOCOL, s8-calib):
 # "titles": the note's title, mean and sd (main). "summary" (V1): the first WORDS words of the
@@ -134,8 +134,8 @@ def calibrate(conn: sqlite3.Connection, encode, mid: str, source: str) -> dict:
 
 
 def main(argv: list[str]) -> int:
-    from memory_plugin.config import load_config
-    from memory_plugin.index import open_index
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index
 
     source, vault, cache = argv
     if source not in SOURCES:

@@ -32,7 +32,7 @@ Z_GRID = [-4.0 + 0.25 * i for i in range(17)]  # -4.0 .. 0.0 (PROTOCOL, V3)
 
 
 # ---------------------------------------------------------------- the vault's `known` calibration
-# (PROTOCOL.md, session 8; tried at commit 94e6753 as product code in memory_plugin/retrieve.py, stored
+# (PROTOCOL.md, session 8; tried at commit 94e6753 as product code in memory_plugin/search/retrieve.py, stored
 # at rebuild and sync; not accepted, so it lives here.) Up to CAL["questions"] public notes (sampled by
 # sha1 of the path, as semantic.calibrate samples) are asked of the vault without that note: the
 # pseudo-question's topic words (query's), df over public notes minus the note itself, idf by BM25's
@@ -54,8 +54,8 @@ def pseudo_question(title: str | None, summary: str | None, source: str) -> str:
 
 def topic_words(text: str) -> list[str]:
     """query's topic words of `text` (content words; history and status words dropped)."""
-    from memory_plugin import query as Q
-    from memory_plugin import textutil as T
+    from memory_plugin.search import query as Q
+    from memory_plugin.core import textutil as T
 
     return [w for w in Q.parse_question(text)["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
 
@@ -64,8 +64,8 @@ def known_calibration(conn, source: str) -> dict:
     """-> {notes, n, source, and mean, sd of known_loo when n >= CAL["min"]}."""
     import hashlib
 
-    from memory_plugin import retrieve as R
-    from memory_plugin import textutil as T
+    from memory_plugin.search import retrieve as R
+    from memory_plugin.core import textutil as T
 
     rows = conn.execute("SELECT id, path, COALESCE(NULLIF(display_title, ''), title), summary FROM notes"
                         " WHERE private = 0 AND skipped = 0").fetchall()
@@ -104,7 +104,7 @@ def abstains(ev: dict, form: str = "raw", cal: dict | None = None, t_sem: float 
     (known / the vault's mean known_loo, against main's thresholds) or "z" ((known - mean) / max(sd,
     sd_floor), against t_sem in the semantic rule's novel branch and t_lex lexically). A vault
     without a calibration is read raw."""
-    from memory_plugin import query as Q
+    from memory_plugin.search import query as Q
 
     if form == "raw" or not cal or "mean" not in cal:
         return Q.abstain(ev)
@@ -115,10 +115,10 @@ def abstains(ev: dict, form: str = "raw", cal: dict | None = None, t_sem: float 
 
 
 def dump() -> dict:
-    from memory_plugin import index
-    from memory_plugin import query as Q
-    from memory_plugin.config import load_config
-    from memory_plugin.evaluate import load_questions
+    from memory_plugin.index import store as index
+    from memory_plugin.search import query as Q
+    from memory_plugin.core.config import load_config
+    from memory_plugin.search.evaluate import load_questions
 
     out = {}
     for v in DEV:

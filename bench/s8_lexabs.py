@@ -38,10 +38,10 @@ def sets_and_paths(name: str) -> tuple[Path, Path, Path]:
 
 
 def dump() -> dict:
-    from memory_plugin import index
-    from memory_plugin import query as Q
-    from memory_plugin.config import load_config
-    from memory_plugin.evaluate import _score, load_questions
+    from memory_plugin.index import store as index
+    from memory_plugin.search import query as Q
+    from memory_plugin.core.config import load_config
+    from memory_plugin.search.evaluate import _score, load_questions
 
     out = {}
     for v in DEV + ["fixture"]:
@@ -69,13 +69,13 @@ def dump() -> dict:
 
 # ---------------------------------------------------------------- the rules
 def main_rule(ev: dict) -> bool:
-    from memory_plugin import query as Q
+    from memory_plugin.search import query as Q
 
     return Q.abstain({**ev, "semantic": False})
 
 
 def override(ev: dict) -> bool:
-    from memory_plugin.query import ABSTAIN
+    from memory_plugin.search.query import ABSTAIN
 
     return (ev.get("named_w") or 0.0) >= ABSTAIN["named_min"] or (ev.get("cover") or 0.0) >= ABSTAIN["cover_min"]
 

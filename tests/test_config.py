@@ -3,8 +3,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from memory_plugin.config import SCHEMA, load_config
-from memory_plugin.errors import ConfigError
+from memory_plugin.core.config import SCHEMA, load_config
+from memory_plugin.core.errors import ConfigError
 
 from conftest import ROOT, run_cli
 
@@ -17,7 +17,7 @@ def test_config_yaml_documents_every_key_with_its_default():
 
 
 def test_brief_chars_bounds_are_accepted(tmp_path, monkeypatch):
-    from memory_plugin.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
+    from memory_plugin.core.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
 
     f = tmp_path / "c.yaml"
     monkeypatch.setenv("MEMORY_PLUGIN_CONFIG", str(f))
@@ -76,7 +76,7 @@ def test_bad_config_is_one_line_error_naming_key_and_file(tmp_path, monkeypatch,
 def test_the_config_file_is_parsed_by_yaml_once_per_text(tmp_path, monkeypatch, isolated_home):
     import sys
 
-    from memory_plugin import config as C
+    from memory_plugin.core import config as C
 
     f = tmp_path / "c.yaml"
     monkeypatch.setenv("MEMORY_PLUGIN_CONFIG", str(f))

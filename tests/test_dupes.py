@@ -180,7 +180,7 @@ def test_merge_into_the_case_variant(built):
 
 
 def test_judge_unit_generic_words_count_for_little():
-    from memory_plugin import dupes
+    from memory_plugin.memory import dupes
 
     idf = dupes.Idf({"lesson": 40, "notes": 60, "rook": 1, "orchid": 1}, 100)
     a = dupes.Doc("Chess lesson", "learning", None, "Rooks go behind passed pawns.", "")
@@ -274,9 +274,9 @@ def test_semantic_mode_reorganize_pairs_a_restatement_by_meaning(sem_built, monk
     meaning and explained by its closest passages."""
     import sqlite3
 
-    from memory_plugin import dupes
-    from memory_plugin import reorganize as R
-    from memory_plugin.config import load_config
+    from memory_plugin.memory import dupes
+    from memory_plugin.memory import reorganize as R
+    from memory_plugin.core.config import load_config
 
     vault, env = sem_built
     (vault / "Projects/tollgate/pitfalls/Graceful SIGTERM handling in the sender.md").write_text(
@@ -346,13 +346,13 @@ HMAC = ("---\ntype: decision\nproject: tollgate\nsummary: Outgoing webhooks carr
 
 
 def _idf():
-    from memory_plugin import dupes
+    from memory_plugin.memory import dupes
 
     return dupes.Idf({}, 100)
 
 
 def test_supersession_unit_a_decision_rejecting_what_the_note_affirms_is_its_successor():
-    from memory_plugin import dupes
+    from memory_plugin.memory import dupes
 
     old = dupes.Doc("Webhook signing with HMAC", "decision", "tollgate",
                     "Outgoing webhooks carry an HMAC-SHA256 signature header; partners verify it with a shared secret.",
@@ -376,7 +376,7 @@ def test_supersession_unit_a_decision_rejecting_what_the_note_affirms_is_its_suc
 def test_a_new_memory_is_judged_by_its_text_not_its_title():
     """A restatement under a title sharing no word with the note's is a duplicate (text alone,
     TEXT_THRESHOLD); the vault's stricter score (titles, conflicts) would let it through."""
-    from memory_plugin import dupes
+    from memory_plugin.memory import dupes
 
     text = ("Each API key has a token bucket in Redis refilled by a Lua script; the Postgres counters "
             "could not keep up above two thousand requests per second.")
@@ -392,7 +392,7 @@ def test_a_new_memory_is_judged_by_its_text_not_its_title():
 
 
 def test_semantic_combine_needs_words_and_meaning_together():
-    from memory_plugin import dupes
+    from memory_plugin.memory import dupes
 
     def verdict(text):
         return dupes.Verdict(True, 0.6, text, 0.0, [f"text overlap {text:.2f}"])

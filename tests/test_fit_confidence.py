@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from memory_plugin import query as Q
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index
+from memory_plugin.search import query as Q
+from memory_plugin.core.config import load_config
+from memory_plugin.index.store import open_index
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))

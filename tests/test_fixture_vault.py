@@ -6,9 +6,9 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from memory_plugin import index as I
-from memory_plugin.config import load_config
-from memory_plugin.links import split_wikilink
+from memory_plugin.index import store as I
+from memory_plugin.core.config import load_config
+from memory_plugin.vault.links import split_wikilink
 
 from conftest import ROOT
 

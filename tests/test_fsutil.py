@@ -5,8 +5,8 @@ import stat
 
 import pytest
 
-from memory_plugin import fsutil
-from memory_plugin.scan import TEMP_RE
+from memory_plugin.core import fsutil
+from memory_plugin.vault.scan import TEMP_RE
 
 
 def _mode(p) -> int:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_plugin import retrieve as R
+from memory_plugin.search import retrieve as R
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))

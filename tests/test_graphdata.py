@@ -7,10 +7,10 @@ from collections import deque
 import networkx as nx
 import pytest
 
-from memory_plugin import graph as G
-from memory_plugin import graphdata as GD
-from memory_plugin import index as I
-from memory_plugin.config import load_config
+from memory_plugin.index import graph as G
+from memory_plugin.outputs import graphdata as GD
+from memory_plugin.index import store as I
+from memory_plugin.core.config import load_config
 
 from conftest import FIXTURE_VAULT, gen_vault
 

@@ -229,7 +229,7 @@ def test_hooks_fail_open_on_bad_vault_state(env, vault, cache_dir, state, tmp_pa
 
 
 def test_redaction():
-    from memory_plugin.journal import redact
+    from memory_plugin.memory.journal import redact
 
     s = redact("key sk-ant-api03-abcdefghijklmnopqrstuv ghp_abcdefghijklmnopqrstuvwxyz0123 AKIAABCDEFGHIJKLMNOP "
                "password=hunter2 api_key: 'abc' Authorization: Bearer abcdefghijklmnopqrstu "
@@ -257,7 +257,7 @@ def test_redaction():
     ("mysql --password --user root", "mysql --password --user root"),
 ])
 def test_redaction_of_key_value_secrets(text, expected):
-    from memory_plugin.journal import redact
+    from memory_plugin.memory.journal import redact
 
     assert redact(text) == expected
 
@@ -280,7 +280,7 @@ def test_session_end_writes_entry_when_index_is_corrupt(env, vault, cache_dir):
 
 
 def test_bad_stdin_errors_go_to_the_configured_cache_dir(vault, isolated_home, monkeypatch):
-    from memory_plugin.config import load_config
+    from memory_plugin.core.config import load_config
 
     monkeypatch.delenv("MEMORY_PLUGIN_CACHE_DIR")
     monkeypatch.setenv("MEMORY_PLUGIN_VAULT", str(vault))
@@ -323,8 +323,8 @@ def test_brief_journal_lines_are_the_current_projects(env, vault, tmp_path, name
 
 @pytest.mark.parametrize("project", [None, "atlas", "beacon", "nowhere", "p" * 300])
 def test_brief_never_exceeds_brief_chars(env, cache_dir, project):
-    from memory_plugin import brief
-    from memory_plugin.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
+    from memory_plugin.outputs import brief
+    from memory_plugin.core.config import BRIEF_HARD_CAP, BRIEF_MIN_CHARS
 
     real = brief.load(cache_dir)
     stress = {**real, "vault": "/" + "v" * 3000, "notes": 10 ** 9}
@@ -338,7 +338,7 @@ def test_brief_never_exceeds_brief_chars(env, cache_dir, project):
 
 
 def test_brief_chars_minimum_through_the_hook(env, tmp_path):
-    from memory_plugin.config import BRIEF_MIN_CHARS
+    from memory_plugin.core.config import BRIEF_MIN_CHARS
 
     cfgf = tmp_path / "c.yaml"
     cfgf.write_text(f"brief_chars: {BRIEF_MIN_CHARS}\n")

@@ -7,10 +7,10 @@ import sqlite3
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from memory_plugin import index as I
-from memory_plugin import pipeline as P
-from memory_plugin import semantic as S
-from memory_plugin.config import load_config
+from memory_plugin.index import store as I
+from memory_plugin.outputs import pipeline as P
+from memory_plugin.semantic import vectors as S
+from memory_plugin.core.config import load_config
 
 from conftest import FIXTURE_VAULT, gen_vault
 

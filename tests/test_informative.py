@@ -3,9 +3,9 @@ bm25 gives them an idf of 1e-6, so leaving them out changes no note's weight, on
 scored; and the words a note has are still all of the question's (session 10)."""
 import pytest
 
-from memory_plugin import index
-from memory_plugin import retrieve as R
-from memory_plugin.config import load_config
+from memory_plugin.index import store as index
+from memory_plugin.search import retrieve as R
+from memory_plugin.core.config import load_config
 
 # word -> how many of the ten notes have it (the other words of each note are its own)
 COUNTS = {"widget": 6, "halfword": 5, "fourword": 4, "sprocket": 1}
@@ -79,7 +79,7 @@ def test_a_cut_list_keeps_bm25s_zero_as_its_floor():
                                   "widget nowhere", "nowhere sprocket widget", "fourword ownword3 widget",
                                   "what about the widget and the sprocket?"])
 def test_the_anchor_read_from_a_cut_search_is_plain_bm25s_first(conn, text):
-    from memory_plugin import query as Q
+    from memory_plugin.search import query as Q
 
     content = Q.parse_question(text)["content"]
     top: dict = {}

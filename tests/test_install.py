@@ -54,7 +54,7 @@ def test_install_registers_three_hooks_and_keeps_everything_else(settings, vault
     assert json.loads(backup.read_text()) == OTHER
     for skill in ("memory-query", "memory-write", "memory-reorganize"):
         assert (Path(os.environ["HOME"]) / ".claude" / "skills" / skill / "SKILL.md").exists()
-    from memory_plugin.config import load_config
+    from memory_plugin.core.config import load_config
     assert load_config().vault == vault
 
 
@@ -72,7 +72,7 @@ def test_uninstall_removes_exactly_what_install_added(settings, vault):
     assert r.returncode == 0, r.stderr
     assert json.loads(settings.read_text()) == OTHER
     assert not (Path(os.environ["HOME"]) / ".claude" / "skills" / "memory-query").exists()
-    from memory_plugin.config import user_config_path
+    from memory_plugin.core.config import user_config_path
     assert not user_config_path().exists()
 
 
@@ -127,7 +127,7 @@ def test_plugin_manifests_say_what_the_code_does():
     assert plugin["name"] == "memory-plugin" and plugin["version"] and plugin["description"]
     assert market["plugins"][0]["name"] == "memory-plugin" and market["plugins"][0]["source"] == "./"
     hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
-    from memory_plugin.install import EVENTS
+    from memory_plugin.claude.install import EVENTS
     for event, (matcher, arg) in EVENTS.items():
         group = hooks[event][0]
         assert group.get("matcher") == matcher

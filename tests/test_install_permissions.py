@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import run_cli
-from memory_plugin import install as I
+from memory_plugin.claude import install as I
 
 OTHER = {"model": "opus", "permissions": {"allow": ["Bash(ls:*)"], "deny": []}, "env": {"FOO": "bar"}}
 
@@ -110,7 +110,7 @@ def test_doctor_passes_right_after_install(settings, vault, cache_dir):
 
 
 def test_install_detaches_the_build_of_a_large_vault(settings, vault, cache_dir, monkeypatch, tmp_path):
-    from memory_plugin.config import load_config
+    from memory_plugin.core.config import load_config
 
     monkeypatch.setattr(I, "INSTALL_INLINE_MAX_NOTES", 5)
     cfg = load_config(vault=vault)

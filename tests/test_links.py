@@ -5,9 +5,9 @@ from collections import Counter
 
 import pytest
 
-from memory_plugin import links as L
-from memory_plugin.config import load_config
-from memory_plugin.notes import parse_note
+from memory_plugin.vault import links as L
+from memory_plugin.core.config import load_config
+from memory_plugin.vault.notes import parse_note
 
 from conftest import gen_vault, run_cli
 
@@ -263,7 +263,7 @@ def test_generated_vault_with_an_excluded_folder_keeps_its_files_as_link_targets
 @settings(max_examples=600, deadline=None)
 @given(st.lists(st.sampled_from("a b c d".split()), max_size=12), st.lists(st.sampled_from("a b c".split()), max_size=4))
 def test_contains_seq_finds_a_run_of_words_exactly_where_a_scan_does(hay, needle):
-    from memory_plugin.textutil import contains_seq
+    from memory_plugin.core.textutil import contains_seq
 
     n = len(needle)
     want = bool(n) and n <= len(hay) and any(hay[i:i + n] == needle for i in range(len(hay) - n + 1))
@@ -281,7 +281,7 @@ def test_compiled_excludes_decide_as_the_plain_rule(parts, excludes):
     part, an exclude equal to the path or a folder above it, or an fnmatch glob."""
     import fnmatch
 
-    from memory_plugin.paths import excluder
+    from memory_plugin.core.paths import excluder
 
     rel = "/".join(parts)
     pats = [e.strip("/") for e in excludes if e.strip("/")]

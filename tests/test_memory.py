@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from conftest import hash_tree, run_cli
-from memory_plugin import propedit
+from memory_plugin.vault import propedit
 
 
 @pytest.fixture

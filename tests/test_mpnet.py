@@ -14,8 +14,8 @@ import shutil
 import numpy as np
 import pytest
 
-from memory_plugin.embedder import Embedder
-from memory_plugin.models import FileProblem
+from memory_plugin.semantic.embedder import Embedder
+from memory_plugin.semantic.models import FileProblem
 
 HIDDEN, HEADS, LAYERS, INTER, BUCKETS, PAD = 16, 2, 2, 32, 32, 1
 

@@ -6,11 +6,11 @@ import pytest
 import yaml
 
 from conftest import ROOT, run_cli
-from memory_plugin import query as Q
-from memory_plugin import retrieve as R
-from memory_plugin import textutil as T
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index
+from memory_plugin.search import query as Q
+from memory_plugin.search import retrieve as R
+from memory_plugin.core import textutil as T
+from memory_plugin.core.config import load_config
+from memory_plugin.index.store import open_index
 
 
 @pytest.fixture

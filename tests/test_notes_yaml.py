@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 import yaml
 
-from memory_plugin import notes as N
+from memory_plugin.vault import notes as N
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -5,9 +5,9 @@ import json
 import subprocess
 import sys
 
-from memory_plugin import index as I
-from memory_plugin import pipeline as P
-from memory_plugin.config import load_config
+from memory_plugin.index import store as I
+from memory_plugin.outputs import pipeline as P
+from memory_plugin.core.config import load_config
 
 from conftest import run_cli
 
@@ -24,8 +24,8 @@ def test_index_layer_writes_and_imports_no_outputs(vault, cache_dir):
     (nor networkx) loaded."""
     code = f"""
 import sys
-from memory_plugin import index as I
-from memory_plugin.config import load_config
+from memory_plugin.index import store as I
+from memory_plugin.core.config import load_config
 cfg = load_config(vault={str(vault)!r})
 I.rebuild(cfg)
 open({str(vault / MOC)!r}, "a").write("\\nSee [[Brand new note]].\\n")
@@ -36,10 +36,10 @@ print(sorted(m for m in sys.modules if m.startswith("memory_plugin") or m == "ne
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     loaded = set(eval(r.stdout))
-    assert "memory_plugin.index" in loaded
-    for m in ("memory_plugin.outputs", "memory_plugin.graph", "memory_plugin.brief",
-              "memory_plugin.report", "memory_plugin.view", "memory_plugin.pipeline",
-              "memory_plugin.semantic", "memory_plugin.embedder", "networkx"):
+    assert "memory_plugin.index.store" in loaded
+    for m in ("memory_plugin.outputs.stage", "memory_plugin.index.graph", "memory_plugin.outputs.brief",
+              "memory_plugin.outputs.report", "memory_plugin.outputs.view", "memory_plugin.outputs.pipeline",
+              "memory_plugin.semantic.vectors", "memory_plugin.semantic.embedder", "networkx"):
         assert m not in loaded, m
     for f in GRAPH_FILES + ("brief.json", "outputs.json"):
         assert not (cache_dir / f).exists(), f
@@ -51,7 +51,7 @@ def test_each_stage_imports_only_the_stages_before_it():
     code = """
 import importlib, sys
 out = {}
-for stage in ("scan", "notes", "index"):
+for stage in ("vault.scan", "vault.notes", "index.store"):
     before = set(sys.modules)
     importlib.import_module("memory_plugin." + stage)
     out[stage] = sorted(m for m in set(sys.modules) - before if m.startswith("memory_plugin."))
@@ -60,10 +60,11 @@ print(out)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     got = eval(r.stdout)
-    assert "memory_plugin.notes" not in got["scan"] and "memory_plugin.links" not in got["scan"]
-    assert "memory_plugin.index" not in got["notes"]
-    later = {"memory_plugin.outputs", "memory_plugin.semantic", "memory_plugin.pipeline"}
-    assert not later & set(got["scan"] + got["notes"] + got["index"])
+    assert "memory_plugin.vault.notes" not in got["vault.scan"] and "memory_plugin.vault.links" not in got["vault.scan"]
+    assert "memory_plugin.index.store" not in got["vault.notes"]
+    later = {"memory_plugin.outputs.stage", "memory_plugin.semantic.vectors", "memory_plugin.outputs.pipeline"}
+    assert not later & set(got["vault.scan"] + got["vault.notes"] + got["index.store"])
+    assert got["index.store"]  # the check sees what a stage imports
 
 
 def test_pipeline_rebuild_runs_every_stage(vault, cache_dir):
@@ -106,7 +107,7 @@ def test_the_second_output_process_hashes_what_the_next_sync_compares(vault, cac
     """With graph.json and the report written by a second process (a big vault's path, forced here
     on the fixture) while this one hashes the index, the forced rebuild's hash equals the hash of
     the index both wrote from, so a sync with nothing the graph shows changed skips the rewrite."""
-    from memory_plugin import outputs as O
+    from memory_plugin.outputs import stage as O
 
     monkeypatch.setattr(O, "PARALLEL_MIN_NOTES", 1)
     cfg = load_config(vault=vault)
@@ -180,7 +181,7 @@ def test_a_reindex_between_the_two_snapshots_records_no_hash(vault, cache_dir, m
     """graph.json and the report are read in one snapshot of the index, the hash, graph.html and
     the brief in another; a note reindexed between the two leaves no hash behind (it would describe
     only some of the files), so the next sync rewrites everything."""
-    from memory_plugin import outputs as O
+    from memory_plugin.outputs import stage as O
 
     cfg = load_config(vault=vault)
     P.rebuild(cfg)

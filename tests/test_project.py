@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from memory_plugin import project as P
+from memory_plugin.index import project as P
 
 DEVVAULT = ROOT / "fixtures" / "devvault"
 

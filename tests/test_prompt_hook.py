@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from memory_plugin import capture
-from memory_plugin.prompt_hook import MAX_CONTEXT_CHARS, compose
+from memory_plugin.claude import capture
+from memory_plugin.claude.prompt_hook import MAX_CONTEXT_CHARS, compose
 
 KNOWN = "tests fail at random under pytest-xdist because they share a fixed /tmp path; how do we avoid that?"
 CAPTURE_KNOWN = "From now on, tests use tmp_path fixtures, never a fixed /tmp path under pytest-xdist."
@@ -383,7 +383,7 @@ def _item(path, **found):
 
 
 def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
-    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
+    from memory_plugin.claude.prompt_hook import ITEM_RULE, agreed as confident
 
     ok = ITEM_RULE["semantic_min"] + 0.1
     w = ITEM_RULE["word_rank"]
@@ -399,7 +399,7 @@ def test_item_rule_semantic_needs_two_retrievers_to_agree_on_the_first_note():
 
 
 def test_item_rule_lexical_needs_the_first_note_to_stand_out():
-    from memory_plugin.prompt_hook import ITEM_RULE, agreed as confident
+    from memory_plugin.claude.prompt_hook import ITEM_RULE, agreed as confident
 
     m = ITEM_RULE["lexical_margin"]
     ev = {"cover": ITEM_RULE["lexical_cover"] + 0.05}
@@ -421,8 +421,9 @@ def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monk
     # a chunk of a long note can match an ordinary prompt; the note's title + summary must match it too
     import numpy as np
 
-    from memory_plugin import prompt_hook, semantic
-    from memory_plugin.prompt_hook import ITEM_RULE
+    from memory_plugin.claude import prompt_hook
+    from memory_plugin.semantic import vectors as semantic
+    from memory_plugin.claude.prompt_hook import ITEM_RULE
 
     seen = []
 
@@ -450,7 +451,7 @@ def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monk
 
 
 def test_item_rule_shared_words_must_be_specific():
-    from memory_plugin.prompt_hook import ITEM_RULE, specific
+    from memory_plugin.claude.prompt_hook import ITEM_RULE, specific
 
     unique = 8.0
     idf = {"job": (ITEM_RULE["specific"] * unique * 0.6, 3), "queue": (ITEM_RULE["specific"] * unique * 0.6, 2),
@@ -463,8 +464,9 @@ def test_item_rule_shared_words_must_be_specific():
 
 def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
     # "run the tests" cannot pass the rule whatever query finds: the hook does not ask query
-    from memory_plugin import index, prompt_hook
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as index
+    from memory_plugin.claude import prompt_hook
+    from memory_plugin.core.config import load_config
 
     cfg = load_config(vault=vault_env["MEMORY_PLUGIN_VAULT"], cache_dir=cache_dir)
     conn = index.open_index(cfg)
@@ -483,8 +485,10 @@ def test_prompt_level_bound_rejects_common_words(vault_env, cache_dir):
 
 
 def test_a_prompt_of_words_no_note_has_gets_nothing_and_runs_no_retrieval(vault_env, cache_dir, monkeypatch):
-    from memory_plugin import index, prompt_hook, query
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as index
+    from memory_plugin.claude import prompt_hook
+    from memory_plugin.search import query
+    from memory_plugin.core.config import load_config
 
     cfg = load_config(vault=vault_env["MEMORY_PLUGIN_VAULT"], cache_dir=cache_dir)
     conn = index.open_index(cfg)
@@ -503,7 +507,7 @@ FILLER = " ".join(["lorem ipsum dolor sit amet consectetur adipiscing elit"] * 8
 
 
 def test_head_cuts_at_a_words_end():
-    from memory_plugin.prompt_hook import RECALL_CHARS, head
+    from memory_plugin.claude.prompt_hook import RECALL_CHARS, head
 
     assert head("short prompt") == "short prompt"
     cut = head(FILLER)
@@ -512,7 +516,7 @@ def test_head_cuts_at_a_words_end():
 
 
 def test_recall_reads_the_prompts_head_and_capture_the_whole_prompt(vault_env):
-    from memory_plugin.prompt_hook import RECALL_CHARS
+    from memory_plugin.claude.prompt_hook import RECALL_CHARS
 
     # the question, then (beyond the head) pasted text: recalled as if the prompt were the question alone
     prompt = KNOWN + "\n" * (RECALL_CHARS - len(KNOWN)) + FILLER

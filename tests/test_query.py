@@ -5,9 +5,9 @@ import re
 import pytest
 
 from conftest import run_cli
-from memory_plugin import query as Q
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index, rebuild
+from memory_plugin.search import query as Q
+from memory_plugin.core.config import load_config
+from memory_plugin.index.store import open_index, rebuild
 
 
 @pytest.fixture
@@ -154,7 +154,7 @@ def test_private_notes_never_returned(built):
 def test_private_notes_do_not_make_the_vault_know_a_topic(conn):
     """Only a private note's title has the words: the vault is not known to hold the topic (answering
     with public notes would be wrong, and would tell that a private note exists)."""
-    from memory_plugin import retrieve as R
+    from memory_plugin.search import retrieve as R
 
     cfg, c = conn
     n = c.execute("SELECT count(*) FROM notes").fetchone()[0]
@@ -184,7 +184,7 @@ def test_query_records_usage_and_explain_shows_confidence(built):
 def test_confidence_decays_with_half_life(conn):
     import datetime as dt
 
-    from memory_plugin.memory import confidence
+    from memory_plugin.memory.write import confidence
     cfg, _ = conn
     props = {"confidence": 0.8, "last_validated": "2026-01-01"}
     c0 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1))
@@ -372,7 +372,7 @@ def test_a_note_linked_with_everything_spreads_less(vault, monkeypatch):
 def test_cand_and_match_behave_as_the_dataclasses_they_replaced():
     """retrieve.Cand and project.Match are plain classes (importing dataclasses cost a hook ~10% of its
     instructions): the same fields and defaults, fresh containers per object, equality and repr."""
-    from memory_plugin.project import Match
+    from memory_plugin.index.project import Match
 
     a, b = Q.R.Cand("n.md"), Q.R.Cand("n.md")
     assert a == b and a is not b and a.ranks is not b.ranks and a.why == {} and a.raw == {}

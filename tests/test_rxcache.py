@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from memory_plugin import capture, rxcache
+from memory_plugin.claude import capture, rxcache
 
 PATTERNS = [(p, 0) for p in capture.CUES.values()] + [
     (r"```.*?(?:```|$)|~~~.*?(?:~~~|$)", re.S), (r"(?P<word>[a-z]+)-(?P<num>\d+)|(x)", re.I | re.M)]

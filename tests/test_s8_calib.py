@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory_plugin import semantic
+from memory_plugin.semantic import vectors as semantic
 
 from conftest import embedded_index
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from memory_plugin import query as Q
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index
+from memory_plugin.search import query as Q
+from memory_plugin.core.config import load_config
+from memory_plugin.index.store import open_index
 
 from conftest import run_cli
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_plugin import query as Q
+from memory_plugin.search import query as Q
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"
 sys.path.insert(0, str(BENCH))

@@ -4,10 +4,10 @@ it should be, the outputs are written. (The figures, memory included, are in ben
 import json
 import re
 
-from memory_plugin import index as I
-from memory_plugin import outputs as O
-from memory_plugin import pipeline as P
-from memory_plugin.config import load_config
+from memory_plugin.index import store as I
+from memory_plugin.outputs import stage as O
+from memory_plugin.outputs import pipeline as P
+from memory_plugin.core.config import load_config
 
 from conftest import gen_vault, run_cli
 
@@ -122,9 +122,9 @@ import json, sys, yaml
 from pathlib import Path
 if sys.argv[1] == "python":
     del yaml.CSafeLoader  # PyYAML built without libyaml
-from memory_plugin import notes as N
-from memory_plugin.scan import walk_vault
-from memory_plugin.config import load_config
+from memory_plugin.vault import notes as N
+from memory_plugin.vault.scan import walk_vault
+from memory_plugin.core.config import load_config
 out = {}
 for root in sys.argv[2:]:
     cfg = load_config(vault=root, cache_dir=Path(root).parent / "c")
@@ -132,7 +132,8 @@ for root in sys.argv[2:]:
     for rel, vf in sorted(files.items()):
         n = N.read_note(vf, cfg.values)
         out[root + "/" + rel] = [n.props, n.tags, n.aliases, n.type, n.summary, n.warnings, n.private]
-print(N._yaml_loader.__name__)
+from memory_plugin.core import yamlread as Y
+print(Y._yaml_loader.__name__)
 print(N.dumps(out))
 """
     import shutil

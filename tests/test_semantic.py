@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURE_VAULT, embedded_index, run_cli
-from memory_plugin import index as I
-from memory_plugin import models
-from memory_plugin import semantic as S
-from memory_plugin.chunks import chunk_note
-from memory_plugin.config import load_config
+from memory_plugin.index import store as I
+from memory_plugin.semantic import models
+from memory_plugin.semantic import vectors as S
+from memory_plugin.semantic.chunks import chunk_note
+from memory_plugin.core.config import load_config
 
 DEFAULT = models.DEFAULT_MODEL
 # sentence-transformers' all-MiniLM-L6-v2 vector of "hello world", first five components, as
@@ -373,7 +373,7 @@ def test_post_tool_use_indexes_at_once_and_embeds_in_a_detached_worker(semantic_
     r = _hook("post-tool-use", {"tool_name": "Edit", "tool_input": {"file_path": str(note)}}, semantic_vault_env)
     assert r.returncode == 0 and r.stdout == ""
     imported = {line.rsplit("|", 1)[-1].strip() for line in r.stderr.splitlines() if "|" in line}
-    assert not {"numpy", "tokenizers", "safetensors", "memory_plugin.embedder"} & imported
+    assert not {"numpy", "tokenizers", "safetensors", "memory_plugin.semantic.embedder"} & imported
     cfg = load_config()
     conn = I.open_index(cfg)
     h = conn.execute("SELECT hash FROM notes WHERE path='Concepts/Backpressure.md'").fetchone()[0]
@@ -513,8 +513,8 @@ def test_the_prompt_hook_answers_lexically_and_logs_when_the_model_cannot_load(s
 
 
 def test_status_names_the_vectors_file_the_search_maps(tmp_path):
-    from memory_plugin import outputs
-    from memory_plugin.config import load_config
+    from memory_plugin.outputs import stage as outputs
+    from memory_plugin.core.config import load_config
 
     cfg = load_config(vault=tmp_path, cache_dir=tmp_path / "cache")
     assert outputs.paths(cfg)["vectors"] == str(cfg.path(S.VECTORS_FILE))

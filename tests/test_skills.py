@@ -51,7 +51,7 @@ def test_rules_are_stated():
 
 def test_query_skill_documents_what_query_prints(vault_env):
     """The JSON keys the skill names are exactly the keys printed, and the budget floor is stated."""
-    from memory_plugin.query import MIN_BUDGET
+    from memory_plugin.search.query import MIN_BUDGET
 
     _, body = frontmatter("memory-query")
     line = next(x for x in body.splitlines() if "`--json` gives" in x)

@@ -3,7 +3,7 @@ import sqlite3
 
 import pytest
 
-from memory_plugin.sqlutil import rows_in
+from memory_plugin.core.sqlutil import rows_in
 
 
 @pytest.fixture

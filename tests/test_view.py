@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import gen_vault, run_cli
-from memory_plugin import view as V
-from memory_plugin.config import load_config
-from memory_plugin.index import open_index
-from memory_plugin.pipeline import rebuild
+from memory_plugin.outputs import view as V
+from memory_plugin.core.config import load_config
+from memory_plugin.index.store import open_index
+from memory_plugin.outputs.pipeline import rebuild
 
 
 def _page_data(html: str) -> dict:

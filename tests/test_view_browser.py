@@ -41,9 +41,9 @@ if _skip_reason():
 def built(tmp_path_factory):
     """The fixture vault (a copy) indexed, and its graph.html. Module-scoped, so it passes every
     path explicitly: the autouse HOME fixture is per test."""
-    from memory_plugin.config import load_config
-    from memory_plugin.index import open_index
-    from memory_plugin.pipeline import rebuild
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index
+    from memory_plugin.outputs.pipeline import rebuild
 
     root = tmp_path_factory.mktemp("browser")
     vault = root / "vault"
@@ -232,8 +232,8 @@ def test_search_draws_a_note_that_was_not_shown(browser, tmp_path):
     """A vault bigger than html_max_nodes: a readable subset is drawn, and search still finds any
     note and draws it on demand."""
     from conftest import gen_vault
-    from memory_plugin.config import load_config
-    from memory_plugin.pipeline import rebuild
+    from memory_plugin.core.config import load_config
+    from memory_plugin.outputs.pipeline import rebuild
 
     v = gen_vault(tmp_path / "v", 300)
     cfg = load_config(vault=v, overrides={"html_max_nodes": 60})

@@ -1,4 +1,4 @@
-"""memory_plugin/wordpiece.py gives the ids Hugging Face's `tokenizers` gives, on the same tokenizer.json.
+"""memory_plugin/semantic/wordpiece.py gives the ids Hugging Face's `tokenizers` gives, on the same tokenizer.json.
 
 The reference is the real library loaded from the test model's tokenizer.json (all-MiniLM-L6-v2),
 set as Embedder.token_ids used it: truncation to the Embedder's max_len, no padding.
@@ -14,9 +14,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from conftest import FIXTURE_VAULT
-from memory_plugin import wordpiece
-from memory_plugin.chunks import chunk_note
-from memory_plugin.embedder import Embedder, ModelError
+from memory_plugin.semantic import wordpiece
+from memory_plugin.semantic.chunks import chunk_note
+from memory_plugin.semantic.embedder import Embedder, ModelError
 
 
 def library(tokenizer_json: str, max_len: int):
@@ -52,8 +52,8 @@ def mismatches(wp, lib, texts: list[str]) -> list[tuple[str, list[int], list[int
 
 def note_texts(vault: Path) -> list[str]:
     """Every markdown file whole, and cut into the chunks the semantic index embeds."""
-    from memory_plugin.config import load_config
-    from memory_plugin.notes import parse_note
+    from memory_plugin.core.config import load_config
+    from memory_plugin.vault.notes import parse_note
 
     values = load_config(vault=vault, cache_dir=vault.parent / "no-cache").values
     texts = []
@@ -225,7 +225,7 @@ def test_the_prompt_path_does_not_import_tokenizers(model_dir):
     import subprocess
     import sys
 
-    code = ("import sys; from memory_plugin.embedder import Embedder; e = Embedder(sys.argv[1]); "
+    code = ("import sys; from memory_plugin.semantic.embedder import Embedder; e = Embedder(sys.argv[1]); "
             "e.encode(['how do I restore an older version of a note?']); print('tokenizers' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code, str(model_dir)], capture_output=True, text=True,
                        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})

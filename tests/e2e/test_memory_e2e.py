@@ -65,7 +65,7 @@ def _session(claude, home, vault, cache, workdir, env):
         tool_use("Write", {"file_path": str(outside), "content": "# scratch outside the vault\n"}),
         text("Done."),
     ]
-    from memory_plugin.scan import walk_vault
+    from memory_plugin.vault.scan import walk_vault
 
     snapshot_before = len(walk_vault(vault, [".trash", "Templates"])[0])  # what the index will hold
     with ProbingAPI(script, probe=lambda: _indexed(cache, rel)) as api:

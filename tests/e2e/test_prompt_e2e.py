@@ -55,7 +55,7 @@ def _vault_and_workdir(tmp_path):
 
 
 def test_settings_route_prompt_hook(claude, isolated_home, cache_dir, tmp_path):
-    from memory_plugin.config import user_config_path
+    from memory_plugin.core.config import user_config_path
 
     vault, work = _vault_and_workdir(tmp_path)
     assert run_cli("install", "--vault", str(vault)).returncode == 0

@@ -67,7 +67,7 @@ def has_command(name: str) -> bool:
 
 
 def snap(cache_dir: Path) -> dict:
-    from memory_plugin import index as I
+    from memory_plugin.index import store as I
 
     conn = I.connect(cache_dir / "index.sqlite")
     try:
@@ -86,8 +86,8 @@ def integrity_ok(db: Path) -> bool:
 
 def fresh_snapshot(vault: Path, tmp: Path) -> dict:
     """What a rebuild from scratch says about the vault now (own cache dir)."""
-    from memory_plugin import index as I
-    from memory_plugin.config import load_config
+    from memory_plugin.index import store as I
+    from memory_plugin.core.config import load_config
 
     cfg = load_config(vault=vault, cache_dir=tmp)
     I.rebuild(cfg)

@@ -91,7 +91,7 @@ class _Hooks:
     """Runs hooks in this process with a given stdin; captures stdout; no detached worker."""
 
     def __init__(self, monkeypatch, vault, cache_dir):
-        from memory_plugin import hooks
+        from memory_plugin.claude import hooks
 
         self.hooks, self.cache_dir, self.mp = hooks, cache_dir, monkeypatch
         self.workers = 0
@@ -219,7 +219,7 @@ FILE_NAMES = st.one_of(
 def test_fuzzed_note_contents_index_like_a_rebuild(built, cache_dir, tmp_path, monkeypatch):
     vault = built
     runner = _Hooks(monkeypatch, vault, cache_dir)
-    from memory_plugin import cli
+    from memory_plugin.cli import main as cli
 
     folder = vault / "Fuzz"
     folder.mkdir()

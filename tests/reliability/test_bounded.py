@@ -145,7 +145,7 @@ def test_deep_property_breaks_nothing(depth, flow, vault, vault_env, cache_dir):
             r = run_cli(*cmd, env=vault_env, timeout=120)
             assert r.returncode == 0, (cmd, r.stderr[-2000:])
         row, links, body = _note_row(cache_dir, "Inbox/Deep.md")
-        from memory_plugin.privacy import HEAD_BYTES
+        from memory_plugin.vault.privacy import HEAD_BYTES
 
         if len(_deep(depth, flow).encode()) > HEAD_BYTES:  # a frontmatter still open past the head the
             assert links == [] and body == ""  # privacy check reads is private (fail-closed, privacy.py)

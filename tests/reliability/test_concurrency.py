@@ -65,7 +65,7 @@ def test_16_session_ends_at_once_lose_and_interleave_nothing(vault_env, vault, c
     assert not lost, f"journal entries lost: {sorted(lost)}"
     assert len(got) == len(set(got)) == 48, "an entry was written twice"
     # every entry also reaches the index (queued behind the lock holder when busy)
-    from memory_plugin import index as I
+    from memory_plugin.index import store as I
 
     def missing_from_index():
         conn = I.connect(cache_dir / "index.sqlite")
@@ -128,7 +128,7 @@ SITECUSTOMIZE = textwrap.dedent('''
     import os
     _f = os.environ.get("MP_REBUILD_COUNTER")
     if _f:
-        import memory_plugin.index as _I
+        import memory_plugin.index.store as _I
         _orig = _I._rebuild_locked
         def _counted(cfg, progress):
             with open(_f, "a") as fh:
@@ -208,7 +208,7 @@ def test_remember_from_8_processes(vault_env, vault, cache_dir):
         assert fm["type"] == "learning" and fm.get("summary"), p
     assert not list(vault.rglob(".*.tmp")), "temp files left in the vault"
     assert wait_idle(cache_dir)
-    conn = __import__("memory_plugin.index", fromlist=["x"]).connect(cache_dir / "index.sqlite")
+    conn = __import__("memory_plugin.index.store", fromlist=["x"]).connect(cache_dir / "index.sqlite")
     indexed = {r[0] for r in conn.execute("SELECT title FROM notes")} & set(titles)
     conn.close()
     assert indexed == set(titles)

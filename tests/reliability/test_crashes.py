@@ -28,7 +28,7 @@ def _valid_outputs(cache_dir: Path) -> None:
 
 def _state_ok(cache_dir: Path) -> None:
     """After a crash: the index opens at its schema, passes integrity_check, outputs parse, no lock held."""
-    from memory_plugin import index as I
+    from memory_plugin.index import store as I
 
     db = cache_dir / "index.sqlite"
     assert db.exists(), "index.sqlite vanished"

@@ -62,7 +62,7 @@ def _private_vault(vault: Path) -> list[str]:
 
 
 def test_every_spelling_of_private_is_private():
-    from memory_plugin.privacy import says_private
+    from memory_plugin.vault.privacy import says_private
 
     for i, fm in SPELLINGS.items():
         assert says_private(f"---\n{fm}type: note\n---\nbody\n"), (i, fm)
@@ -76,7 +76,7 @@ def test_every_spelling_of_private_is_private():
                    "---\nprivate:\ntype: x\n---\n", "# x\n---\nprivate: true\n---\n"):
         assert not says_private(public), public
     # the parser and the hooks decide on the same first bytes of the file
-    from memory_plugin.privacy import HEAD_BYTES, head_says_private
+    from memory_plugin.vault.privacy import HEAD_BYTES, head_says_private
 
     long_fm = ("---\n" + "k: v\n" * (HEAD_BYTES // 4) + "---\nbody\n").encode()
     assert head_says_private(long_fm, complete=True)  # still open at the end of the head: private
@@ -168,9 +168,9 @@ def test_journal_names_only_notes_public_when_the_entry_is_written(vault, cache_
 
 def test_the_parser_and_the_hooks_quick_check_agree(tmp_path):
     """The index's `private` flag (parse_note) and SessionEnd's file check give the same answer."""
-    from memory_plugin.config import load_config
-    from memory_plugin.notes import parse_note
-    from memory_plugin.privacy import file_says_private
+    from memory_plugin.core.config import load_config
+    from memory_plugin.vault.notes import parse_note
+    from memory_plugin.vault.privacy import file_says_private
 
     values = load_config(vault=tmp_path, cache_dir=tmp_path / "c").values
     texts = [f"---\n{fm}---\nbody\n" for fm in SPELLINGS.values()] + [

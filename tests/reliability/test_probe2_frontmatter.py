@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from conftest import ROOT, run_cli
 from rel_helpers import case
 
-from memory_plugin import frontmatter, privacy, propedit
-from memory_plugin.notes import parse_note
+from memory_plugin.vault import frontmatter, privacy, propedit
+from memory_plugin.vault.notes import parse_note
 
 CANARY = "Zqcanary"
 
@@ -64,7 +64,7 @@ def _all_texts() -> list[str]:
 
 
 def test_every_spelling_yaml_reads_as_private_is_private_to_the_text_reading_and_the_parser(tmp_path):
-    from memory_plugin.config import load_config
+    from memory_plugin.core.config import load_config
 
     cfg = load_config(vault=tmp_path).values
     texts = _all_texts()

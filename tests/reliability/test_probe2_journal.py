@@ -118,7 +118,7 @@ def test_a_claude_project_dir_that_is_not_utf8_keeps_the_day_valid(env, vault, c
 
 
 def test_every_field_of_an_entry_encodes_as_utf8():
-    from memory_plugin.journal import entry_line
+    from memory_plugin.memory.journal import entry_line
 
     with case():
         line = entry_line(when=0.0, project="caf\udce9", session_id="\ud800abc", reason="x\udfff",

@@ -125,7 +125,7 @@ def test_the_fifteen_shapes_are_redacted_in_the_journal(env, vault, tmp_path):
 
 @pytest.mark.parametrize("name,request_text,secret", MORE, ids=[m[0] for m in MORE])
 def test_more_spellings_are_redacted(name, request_text, secret):
-    from memory_plugin.journal import request_line
+    from memory_plugin.memory.journal import request_line
 
     with case():
         out = request_line(request_text)
@@ -136,7 +136,7 @@ def test_more_spellings_are_redacted(name, request_text, secret):
 
 @pytest.mark.parametrize("text,want", PROSE, ids=[str(i) for i in range(len(PROSE))])
 def test_prose_beside_a_secret_keeps_every_word(text, want):
-    from memory_plugin.journal import request_line
+    from memory_plugin.memory.journal import request_line
 
     with case():
         assert request_line(text) == want
@@ -160,7 +160,7 @@ ADVERSARIAL = {
 def test_a_megabyte_of_each_new_shape_is_redacted_in_bounded_time(name):
     """A hang detector, not a speed figure: 1 MB of a rule's own shape (the old patterns finish it
     in about a second on an idle machine; a quadratic one would need hours)."""
-    from memory_plugin import redact as R
+    from memory_plugin.memory import redact as R
 
     unit = ADVERSARIAL[name]
     text = unit * ((1 << 20) // len(unit))

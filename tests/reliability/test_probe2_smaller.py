@@ -78,7 +78,7 @@ def test_a_symlink_inside_the_vault_is_one_note_for_rebuild_and_hooks(tmp_path):
 
 
 def _rows(cache: Path, sql: str, args: tuple = ()) -> list[tuple]:
-    from memory_plugin import index as I
+    from memory_plugin.index import store as I
 
     conn = I.connect(cache / "index.sqlite")
     try:
@@ -195,7 +195,7 @@ def _workers(cache: Path) -> list[int]:
 
 
 def test_thirty_edits_of_large_notes_start_one_worker_at_a_time(tmp_path):
-    from memory_plugin.hooks import INLINE_NOTE_BYTES
+    from memory_plugin.claude.hooks import INLINE_NOTE_BYTES
 
     vault, cache = tmp_path / "vault", tmp_path / "cache"
     (vault / "Big").mkdir(parents=True)

@@ -92,7 +92,7 @@ def test_every_secret_in_the_first_request_is_redacted_whole(env, vault, tmp_pat
 
 
 def test_prose_keeps_its_words():
-    from memory_plugin.journal import request_line
+    from memory_plugin.memory.journal import request_line
 
     for text in ("reset the password flow", "the author: Smith; tokens: 5; use a token to auth",
                  "mysql --password --user root", "mkdir -p build && cd build", "what is the key idea here?"):
@@ -100,7 +100,7 @@ def test_prose_keeps_its_words():
 
 
 def test_a_secret_straddling_the_cut_is_never_half_kept():
-    from memory_plugin.journal import MARGIN, REQUEST_CHARS, request_line
+    from memory_plugin.memory.journal import MARGIN, REQUEST_CHARS, request_line
 
     token = "ghp_1a2B3c4D5e6F7g8H9i0J1k2L3m4N5o6P7q8R"
     # a secret across the 200-character cut: seen whole (the window is wider), redacted whole
@@ -132,8 +132,8 @@ def test_a_hostile_request_finishes_and_is_redacted(env, vault, tmp_path):
 def test_every_rule_is_bounded_and_generated_from_the_vendored_file():
     import re._parser as P
 
-    from memory_plugin import redact as R
-    from memory_plugin.secret_rules import RULES
+    from memory_plugin.memory import redact as R
+    from memory_plugin.memory.secret_rules import RULES
 
     assert list(RULES) == R.translate_rules(), "run scripts/gitleaks_rules.py"
     assert len(RULES) >= 200

@@ -1,0 +1,352 @@
+"""The `memory-plugin` command line: parse options, call one core function, render the result."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from ..core.errors import MemoryPluginError, report
+
+
+from .base import Ctx, _age, _open, cli, echo_json, json_opt, pass_ctx
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def rebuild(c: Ctx, as_json):
+    """Build the index and graph from scratch and swap them in."""
+    from ..outputs.pipeline import rebuild as do_rebuild
+
+    cfg = c.cfg
+    cfg.require_vault()
+    progress = None
+    if sys.stderr.isatty() and not as_json:
+        def progress(i, n):
+            click.echo(f"\rreading notes {i}/{n}", err=True, nl=(i == n))
+    stats = do_rebuild(cfg, progress=progress)
+    from .semantic_cmds import describe, embed_after_index
+
+    stats["embedding"], err = embed_after_index(cfg, as_json)
+    if as_json:
+        echo_json(stats)
+    else:
+        click.echo(f"rebuilt {cfg.vault}: {stats['notes']} notes, {stats['attachments']} attachments, "
+                   f"{stats['links']} links, {stats['warnings']} warnings in {stats['seconds']} s")
+        if describe(stats["embedding"]):
+            click.echo(describe(stats["embedding"]))
+    if err:
+        raise err
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def sync(c: Ctx, as_json):
+    """Re-read only new, changed, deleted and renamed notes."""
+    from ..outputs.pipeline import sync as do_sync
+
+    stats = do_sync(c.cfg)
+    from .semantic_cmds import describe, embed_after_index
+
+    stats["embedding"], err = embed_after_index(c.cfg, as_json)
+    if as_json:
+        echo_json(stats)
+    elif stats.get("rebuilt"):
+        click.echo(f"no usable index: rebuilt ({stats['notes']} notes)")
+    else:
+        click.echo("synced: " + ", ".join(f"{stats[k]} {k}" for k in
+                                          ("new", "modified", "deleted", "renamed", "unchanged"))
+                   + (f"; graph outputs {stats['outputs']['graph']}" if "outputs" in stats else ""))
+    if not as_json and describe(stats["embedding"]):
+        click.echo(describe(stats["embedding"]))
+    if err:
+        raise err
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@json_opt
+@pass_ctx
+def reindex(c: Ctx, paths, as_json):
+    """Re-read single notes (paths absolute or relative to the vault)."""
+    from ..index.store import reindex as do_reindex
+
+    stats = do_reindex(c.cfg, paths)
+    if as_json:
+        echo_json(stats)
+    else:
+        click.echo("reindexed: " + ", ".join(f"{v} {k}" for k, v in stats.items()))
+
+
+# ---------------------------------------------------------------- looking
+
+@cli.command()
+@json_opt
+@pass_ctx
+def status(c: Ctx, as_json):
+    """The vault, the cache dir, the state files and how fresh the index is."""
+    from ..outputs import stage as outputs
+    from ..index.store import IndexMissing, get_meta, open_index
+
+    cfg = c.cfg
+    cfg.require_vault()
+    info = {"vault": str(cfg.vault), "cache_dir": str(cfg.cache_dir), "files": outputs.paths(cfg),
+            "config_sources": {k: v for k, v in cfg.sources.items() if v != "default"},
+            "outputs": outputs.state(cfg)}
+    try:
+        conn = open_index(cfg)
+    except IndexMissing as e:
+        info.update(indexed=False, problem=str(e))
+    else:
+        try:
+            q = lambda sql: conn.execute(sql).fetchone()[0]  # noqa: E731
+            info.update(indexed=True, notes=q("SELECT count(*) FROM notes"),
+                        links=q("SELECT count(*) FROM links"),
+                        dangling=q("SELECT count(*) FROM links WHERE target IS NULL"),
+                        tags=q("SELECT count(DISTINCT tag_lc) FROM tags"),
+                        warnings=q("SELECT count(*) FROM warnings"),
+                        built_at=float(get_meta(conn, "built_at") or 0),
+                        synced_at=float(get_meta(conn, "synced_at") or 0),
+                        changed_at=float(get_meta(conn, "changed_at") or 0))
+            from ..semantic import vectors as semantic
+
+            info["vectors"] = semantic.counts(conn)
+        finally:
+            conn.close()
+    from ..semantic import vectors as semantic
+
+    info["search_mode"], info["search_mode_detail"] = semantic.mode(cfg)
+    if as_json:
+        echo_json(info)
+        return
+    click.echo(f"vault      {info['vault']}")
+    click.echo(f"cache dir  {info['cache_dir']}")
+    if not info["indexed"]:
+        click.echo(f"index      none: {info['problem']}")
+        click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}")
+        return
+    click.echo(f"index      {info['notes']} notes, {info['links']} links ({info['dangling']} dangling), "
+               f"{info['tags']} tags, {info['warnings']} warnings")
+    click.echo(f"rebuilt    {_age(info['built_at'])}; synced {_age(info['synced_at'])}")
+    v = info["vectors"]
+    click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}"
+               + (f"; {v['embedded_notes']}/{v['embeddable_notes']} notes embedded"
+                  if info["search_mode"] == "semantic" else ""))
+    out = info["outputs"]
+    if out.get("written_at"):
+        click.echo(f"outputs    graph files written {_age(out['written_at'])}"
+                   + (f"; rewrite skipped {_age(out['skipped_at'])}, the graph unchanged "
+                      f"({out['skipped']}× since written)" if out.get("skipped_at") else ""))
+    for k in ("graph_json", "report", "html", "brief"):
+        p = info["files"][k]
+        click.echo(f"{k:<10} {p}{'' if os.path.exists(p) else ' (not written yet)'}")
+    html = info["files"]["html"]
+    if os.path.exists(html):
+        click.echo(f"graph view file://{html}")
+
+
+@cli.command()
+@click.option("-n", "--limit", type=click.IntRange(1), default=None, help="How many (default hub_count).")
+@json_opt
+@pass_ctx
+def hubs(c: Ctx, limit, as_json):
+    """Hub notes: authored hubs first, then by link degree."""
+    from ..index import graph as G
+
+    conn = _open(c)
+    rows = G.hubs(conn, limit or c.cfg.hub_count)
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        mark = "hub" if r["hub"] else f"{r['degree']} links"
+        click.echo(f"{r['display_title']}  ({r['path']}, {mark})")
+        if r["summary"]:
+            click.echo(f"    {r['summary']}")
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def conventions(c: Ctx, as_json):
+    """Convention notes with their summaries."""
+    from ..index import graph as G
+
+    rows = G.conventions(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(f"{r['display_title']}  ({r['path']})")
+        click.echo(f"    {r['summary'] or '(no summary)'}")
+
+
+def _project_of(conn, info: dict) -> str:
+    """The note's project as explain shows it: its name, the project's title, and whether it is the
+    working folder's project (project.detect). Sets info["project_title"] and info["current_project"]."""
+    from ..index import project as P
+
+    cat = P.catalog(conn)
+    mine = next((p for p in cat if info["project"] and P.key(info["project"]) in p["keys"]), None)
+    if mine is None and info.get("hub"):
+        mine = next((p for p in cat if p["hub"] == info["path"]), None)
+    if mine is None:
+        return info["project"] or ""
+    current = P.detect(cat).project
+    info["project_title"] = mine["title"]
+    info["current_project"] = bool(current and current["name"] == mine["name"])
+    return (f"{info['project'] or mine['name']} (project {mine['title']}"
+            + (", the current project)" if info["current_project"] else ")"))
+
+
+@cli.command()
+@click.argument("note")
+@json_opt
+@pass_ctx
+def explain(c: Ctx, note, as_json):
+    """A note's properties, tags, and links out and in by type."""
+    from ..index import graph as G
+
+    conn = _open(c)
+    path = G.find_note(conn, note)
+    info = G.explain(conn, path)
+    if info["private"]:
+        if as_json:
+            return echo_json(info)
+        click.echo(f"{path}: private note; its content is not shown.")
+        return
+    try:
+        from ..memory.write import effective_confidence
+        info["confidence"] = effective_confidence(c.cfg, conn, path)
+    except ImportError:
+        pass
+    project_line = _project_of(conn, info)
+    if as_json:
+        return echo_json(info)
+    click.echo(f"{info['display_title']}  ({path})")
+    click.echo(f"type: {info['type']}" + (f" · status: {info['status']}" if info["status"] else "")
+               + (f" · project: {project_line}" if project_line else ""))
+    if info.get("confidence"):
+        click.echo(f"confidence: {info['confidence']}")
+    if info["summary"]:
+        click.echo(f"summary: {info['summary']}")
+    if info["aliases"]:
+        click.echo(f"aliases: {', '.join(info['aliases'])}")
+    if info["tags"]:
+        click.echo(f"tags: {', '.join('#' + t for t in info['tags'])}")
+    for k, v in info["properties"].items():
+        if k not in ("summary", "tags", "aliases", "type", "status", "project"):
+            click.echo(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}")
+    click.echo(f"outgoing ({len(info['outgoing'])}):")
+    for l in info["outgoing"]:
+        tgt = l["target"] or (f"{l['linkpath']} (a private note)" if l.get("private")
+                              else f"{l['linkpath']} (dangling)")
+        click.echo(f"  {l['type']:<12} {tgt}{l['subpath'] or ''}")
+    click.echo(f"incoming ({len(info['incoming'])}):")
+    for l in info["incoming"]:
+        click.echo(f"  {l['type']:<12} {l['src']}")
+    for w in info["warnings"]:
+        click.echo(f"warning: {w}")
+
+
+@cli.command()
+@click.argument("note")
+@json_opt
+@pass_ctx
+def backlinks(c: Ctx, note, as_json):
+    """Notes that link to NOTE."""
+    from ..index import graph as G
+
+    conn = _open(c)
+    path = G.find_note(conn, note)
+    rows = G.backlinks(conn, path)
+    if as_json:
+        return echo_json({"note": path, "backlinks": rows})
+    click.echo(f"{len(rows)} links to {path}")
+    for r in rows:
+        click.echo(f"  {r['src']}  ({r['type']}, line {r['line']})")
+
+
+@cli.command()
+@click.argument("a")
+@click.argument("b")
+@json_opt
+@pass_ctx
+def path(c: Ctx, a, b, as_json):
+    """The shortest chain of links between two notes."""
+    from ..index import graph as G
+
+    conn = _open(c)
+    pa, pb = G.find_note(conn, a), G.find_note(conn, b)
+    steps = G.shortest_path(conn, pa, pb)
+    if as_json:
+        return echo_json({"from": pa, "to": pb, "steps": steps, "found": bool(steps) or pa == pb})
+    if not steps:
+        click.echo(f"no path between {pa} and {pb}" if pa != pb else pa)
+        return
+    click.echo(pa)
+    for s in steps:
+        arrow = f"--{s['type']}-->" if s["direction"] == "->" else f"<--{s['type']}--"
+        click.echo(f"  {arrow} {s['to']}")
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def orphans(c: Ctx, as_json):
+    """Notes with no links in or out."""
+    from ..index import graph as G
+
+    rows = G.orphans(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(r["path"])
+    click.echo(f"{len(rows)} orphans", err=True)
+
+
+@cli.command()
+@json_opt
+@pass_ctx
+def dangling(c: Ctx, as_json):
+    """Link targets with no file, most linked first."""
+    from ..index import graph as G
+
+    rows = G.dangling(_open(c))
+    if as_json:
+        return echo_json(rows)
+    for r in rows:
+        click.echo(f"{r['count']:>4}  {r['target']}  (from {', '.join(r['from_notes'][:3])}"
+                   f"{' …' if len(r['from_notes']) > 3 else ''})")
+
+
+def _register_commands() -> None:
+    """The command modules of the other stages: memory writes and search, hooks and install, view, semantic."""
+    from . import hook_cmds, memory_cmds, semantic_cmds, view_cmds
+
+    for m in (memory_cmds, hook_cmds, view_cmds, semantic_cmds):
+        m.register(cli)
+
+
+def run(argv: list[str]) -> int:
+    _register_commands()
+    try:
+        cli.main(args=argv, prog_name="memory-plugin", standalone_mode=False)
+    except MemoryPluginError as e:
+        return report(e, click.echo)
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 1
+    except click.UsageError as e:  # one line, like every other error
+        where = e.ctx.command_path if e.ctx else "memory-plugin"
+        click.echo(f"Error: {' '.join(e.format_message().split())} (see `{where} --help`)", err=True)
+        return 2
+    except click.ClickException as e:
+        e.show()
+        return 2
+    except BrokenPipeError:
+        return 0
+    except Exception as e:  # never a traceback for the user; the type says where to look
+        return report(e, click.echo)
+    return 0

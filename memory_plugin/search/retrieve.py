@@ -1,0 +1,341 @@
+"""The retrievers behind `query`, each a ranked list of notes with the reason it found each one, and
+their fusion.
+
+- lexical: FTS5 BM25 over title, aliases, tags, headings, summary and body; the question's words
+  OR'ed, stop words dropped, and those half the notes have (BM25 gives them no weight); every note
+  BM25 ranks is a candidate (no coverage gate).
+- names:   a title, alias, tag or project the question names.
+- semantic: close in meaning (semantic.search, when the semantic layer is on).
+- graph:   neighbours of the best fused candidates over links, typed relations and rare shared tags.
+Lists are fused by Reciprocal Rank Fusion (score = sum of weight / (RRF_K + rank)).
+"""
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+
+from ..core import textutil as T
+from ..core.record import Record
+from ..core.sqlutil import rows_in
+
+# ---------------------------------------------------------------- the retrieval constants, in one place
+RRF_K = 60  # Reciprocal Rank Fusion constant: the standard value (Cormack, Clarke & Büttcher 2009), not tuned
+DEPTH = 50  # how many candidates each retriever hands to the fusion
+# FTS5 column weights: title, aliases, tags, summary, body, headings (a name is stronger evidence
+# than a word somewhere in the body; headings are short names of sections).
+BM25_WEIGHTS = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0"
+# FTS5's bm25 (fts5_aux.c), not ours to set: k1, and the idf it gives a term half the rows have.
+# Each term adds idf * tf(k1 + 1) / (tf + k1 * length norm) < idf * (k1 + 1) to a note's score.
+FTS5_K1, FTS5_ZERO_IDF = 1.2, 1e-6
+LIST_WEIGHT = {
+    # The words count as one retriever (2/3 + 1/3), in two lists: the words themselves and their
+    # stems (testing ~ tests), weaker evidence than the word itself. Ratio and split set on bench/dev.
+    "lexical": 2 / 3,
+    "forms": 1 / 3,
+    "semantic": 1.0,  # cosine rank
+    "names": 1.0,     # a title / alias / tag / project named in the question
+    "graph": 1.0,     # neighbours of the best candidates (their spread score is already below the seed's)
+    "graph_lexical": 0.5,  # ... when the semantic layer is off: words alone give noisier seeds, and on
+                           # bench/dev (logseq, silverbullet, 2-3k links) 0.5 kept lexical above BM25
+                           # where 1.0 fell below (logseq R@5 0.58 vs BM25 0.63); with semantic on
+                           # 1.0 was best (logseq 0.90 vs 0.88 at 0.5)
+}
+FUSION = "score"  # "score" (CombSUM of scaled scores) or "rrf": score won on bench/dev with and without semantic
+MINMAX = {"lexical", "forms", "semantic"}  # lists whose scores are min-max scaled (the others are 0..1)
+GRAPH_SEEDS = 8       # the best fused candidates the graph expands from
+EDGE = {
+    "link": 0.5, "mdlink": 0.5, "embed": 0.5,  # a plain link from the note
+    "property": 0.8,  # a typed relation (depends_on: [[X]], supersedes: ...), a deliberate link
+    "inbound": 0.8,   # factor for a link into the seed rather than out of it
+    "second_hop": 0.35,  # a typed relation of a first-hop neighbour
+    "tag": 0.2,       # a shared tag, divided by sqrt(notes carrying it)
+}
+RARE_TAG_MAX = 12     # a tag on more notes than this links nothing in particular
+HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads less (hub_damping)
+# Word pieces that are no words (what's -> s, you're -> re): never searched for, never a `why`.
+FRAGMENTS = frozenset("s t d m re ve ll".split())
+
+
+class Cand(Record):
+    """One candidate note."""
+    _FIELDS = __match_args__ = ("path", "ranks", "raw", "why", "fused", "score", "mine", "demoted")
+
+    def __init__(self, path: str, ranks: dict[str, int] | None = None, raw: dict[str, float] | None = None,
+                 why: dict[str, str] | None = None, fused: float = 0.0, score: float = 0.0, mine: bool = False,
+                 demoted: bool = False):
+        self.path = path
+        self.ranks = {} if ranks is None else ranks  # list name -> 1-based rank
+        self.raw = {} if raw is None else raw        # list name -> the retriever's score
+        self.why = {} if why is None else why        # list name -> why it found the note
+        self.fused = fused
+        self.score = score
+        self.mine = mine
+        self.demoted = demoted  # a rule with a cause (kind, journal, history, project) lowered it
+
+
+def content_words(words: list[str], drop=frozenset()) -> list[str]:
+    """The words worth searching for: no stop words, no word pieces, none of `drop`."""
+    return list(dict.fromkeys(w for w in words if w not in T.STOPWORDS and w not in FRAGMENTS and w not in drop
+                              and (len(w) > 1 or w.isdigit())))
+
+
+def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
+    """{id or path: path} of those notes that are neither private nor skipped (and of `type_`)."""
+    sql = f"SELECT {by}, path FROM notes WHERE {by} IN ({{in}}) AND private = 0 AND skipped = 0"
+    return dict(rows_in(conn, sql + (" AND type = ?" if type_ else ""), ids_or_paths, [type_] if type_ else ()))
+
+
+def informative(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[str], int]:
+    """(the FTS5 terms worth scoring, how many were left out as common). A term is worth scoring
+    when some note has it and fewer than half the notes do: bm25() gives a term at least half the
+    rows have an idf of 1e-6 (log((N - n + 0.5) / (n + 0.5)), clamped at zero), no weight, yet a
+    query with it scores every note that has it (in a big vault, most of them); a term no note has
+    adds nothing. When no term is worth scoring, all are kept: bm25 still orders the notes that
+    have the common ones by how often and how densely they have them."""
+    rows = conn.execute("SELECT count(*) FROM notes").fetchone()[0]  # one fts row per note
+    half = (rows + 1) // 2  # n >= N / 2
+    dfs = [conn.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)", (t, half)).fetchone()[0]
+           for t in terms]
+    keep = [t for t, n in zip(terms, dfs) if 0 < n < half]
+    return (keep, sum(n >= half for n in dfs)) if keep else (terms, 0)
+
+
+def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None,
+                limit: int) -> tuple[list[tuple[int, float]], dict[int, str], dict]:
+    """BM25 over `terms` OR'ed, less those half the notes have (`informative`): (up to `limit`
+    (rowid, score) best first, {rowid: path} of those public and of `type_`, the ranking's head:
+    "first" and "second" (rowid, score) or None, "path": the first one's path when it is public
+    (and of `type_`), else None, "cut": whether common terms were left out, and "slack": at most how
+    much they would have added to any note's score)."""
+    searched, common = informative(conn, terms)
+    ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
+                          "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (" OR ".join(searched), limit)).fetchall()
+    ok = public(conn, [r[0] for r in ranked], type_)
+    head = {"first": ranked[0] if ranked else None, "second": ranked[1] if len(ranked) > 1 else None,
+            "path": ok.get(ranked[0][0]) if ranked else None, "cut": common > 0,
+            "slack": common * FTS5_ZERO_IDF * (FTS5_K1 + 1)}
+    return ranked, ok, head
+
+
+def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
+            forms: bool = False, top: dict | None = None) -> list[tuple[str, float, list[str], str]]:
+    """BM25 hits best first: [(path, bm25, the question's words the note has, why)]; the words
+    themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested), less those half
+    the notes have (the words a note has are still all of them). `top`, when given, gets the
+    ranking's head (bm25_search)."""
+    if not content:
+        return []
+    terms = [T.fts_term(w) for w in content] if forms else [f'"{w}"' for w in content]
+    ranked, ok, head = bm25_search(conn, terms, type_, DEPTH * 4)
+    if top is not None:
+        top.update(head)
+    ranked = [(rid, s) for rid, s in ranked if rid in ok][:DEPTH]
+    if not ranked:
+        return []
+    texts = {r[0]: T.fold("\n".join(x or "" for x in r[1:])) for r in conn.execute(
+        f"SELECT rowid, title, aliases, tags, summary, headings, body FROM fts WHERE rowid IN ({','.join('?' * len(ranked))})",
+        [r[0] for r in ranked])}
+    rx = {w: T.term_regex(w) for w in content}
+    whole: dict[str, T.Term] = {}
+    out = []
+    for rid, s in ranked:
+        hay = texts.get(rid, "")
+        matched = [w for w in content if rx[w].search(hay)]
+        why = "matched " + ", ".join(_found_as(w, rx[w], hay, whole) for w in matched[:6]) if matched else ""
+        out.append((ok[rid], s, matched, why))
+    return out
+
+
+def lexical_floors(lists: dict[str, tuple[list, dict]]) -> dict[str, float]:
+    """{list name: 0.0} for each BM25 list (name -> (hits, its `top`)) that left terms out and is
+    shorter than DEPTH: the notes those terms alone would have added scored ~1e-6 of its best, so
+    its scaling keeps BM25's zero as its floor, as they gave it."""
+    return {n: 0.0 for n, (hits, top) in lists.items() if top.get("cut") and len(hits) < DEPTH}
+
+
+def _found_as(w: str, rx: T.Term, hay: str, whole: dict[str, T.Term]) -> str:
+    """`w` as the note writes it: `w` itself, else the form its stem matched: `test` (for testing).
+    `whole`: the whole-word patterns made so far (one per word, not one per note)."""
+    if w not in whole:
+        whole[w] = T.word_term(w)
+    if whole[w].search(hay):
+        return f"`{w}`"
+    return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
+
+
+def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, tuple[float, int]]:
+    """word -> (BM25's idf, how many public notes have it). A word only private notes have counts as
+    one no note has: what the vault is known to hold (abstention, the prompt hook's weights) must not
+    depend on, or give away, what its private notes say."""
+    has_private = conn.execute("SELECT 1 FROM notes WHERE private = 1 LIMIT 1").fetchone() is not None
+    sql = "SELECT count(*) FROM fts WHERE fts MATCH ?" + (
+        " AND rowid NOT IN (SELECT id FROM notes WHERE private = 1)" if has_private else "")
+    out = {}
+    for w in dict.fromkeys(content):
+        df = conn.execute(sql, (T.fts_term(w),)).fetchone()[0]
+        out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
+    return out
+
+
+def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
+    """Notes whose title or alias the question names, or a tag or project it names, weighted by the
+    share of the question's words the name covers (a rarer tag weighs more). -> ([(path, weight)], {path: why})"""
+    n_content = max(1, len(content))
+    found: dict[str, tuple[float, str]] = {}
+
+    def add(path, weight, why):
+        if weight > found.get(path, (0.0, ""))[0]:
+            found[path] = (weight, why)
+
+    like = [w for w in content if len(w) >= 2][:12]
+    if like:
+        # Candidates: notes whose title or an alias has a word that starts with one of the question's
+        # words (FTS5 prefix terms over the index's title and alias columns; the check below decides).
+        # These are the notes a scan of every title and alias with LIKE '%word%' found (as this did
+        # until session 8: 30 ms at 10,000 notes, against 3), less those where the word only sits
+        # inside another ("upstate"): on every question of every eval set, the same names found.
+        rows = conn.execute(
+            "SELECT n.path, n.title, n.display_title, n.aliases FROM fts JOIN notes n ON n.id = fts.rowid"
+            " WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY fts.rowid LIMIT 400",
+            ["{title aliases}: (" + " OR ".join(f'"{w}"*' for w in like) + ")"]).fetchall()
+        for path, title, dtitle, aliases in rows:
+            # a display title like the title adds nothing (add keeps the first of equal weights)
+            named = [("title", title)] + ([("title", dtitle)] if dtitle != title else [])
+            for kind, name in named + [("alias", a) for a in (json.loads(aliases) if aliases and aliases != "[]" else ())]:
+                nw = T.words(name)
+                useful = [w for w in nw if w not in T.STOPWORDS]
+                if useful and T.contains_seq(words, nw):
+                    add(path, min(1.0, len(useful) / n_content) ** 1.5, f"{kind} `{name}` named in the question")
+    for tag, count in conn.execute("SELECT tag_lc, count(*) FROM tags GROUP BY tag_lc"):
+        parts, last = T.words(tag), T.words(tag.rsplit("/", 1)[-1])
+        if not parts or not (T.contains_seq(words, parts) or (last and T.contains_seq(words, last))):
+            continue
+        if all(w in T.TYPE_WORDS or w in T.STOPWORDS for w in last or parts):
+            continue
+        weight = min(1.0, len(last or parts) / n_content) * (0.5 + 0.5 / math.log2(2 + count))
+        for (path,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ?", (tag,)):
+            add(path, weight, f"tagged #{tag}")
+    for (proj,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL"):
+        pw = T.words(proj)
+        if pw and T.contains_seq(words, pw):
+            n = conn.execute("SELECT count(*) FROM notes WHERE project = ?", (proj,)).fetchone()[0]
+            for (path,) in conn.execute("SELECT path FROM notes WHERE project = ?", (proj,)):
+                add(path, min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n)), f"project {proj}")
+    ok = public(conn, list(found), type_, by="path")
+    ranked = sorted((p for p in found if p in ok), key=lambda p: (-found[p][0], p))[:DEPTH]
+    return [(p, found[p][0]) for p in ranked], {p: found[p][1] for p in ranked}
+
+
+def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
+    """Neighbours of the seeds [(path, fused score)] (not the seeds themselves: they were found
+    already), best first, each scored by spreading the seed's score (relative to the best seed) over
+    its edges: edge weight / sqrt(the seed's neighbours). -> ([(path, score)], {path: why})"""
+    if not seeds:
+        return [], {}
+    top = seeds[0][1] or 1.0
+    seed_w = {p: sc / top for p, sc in seeds}
+    seeds = [p for p, _ in seeds]
+    titles = dict(conn.execute(f"SELECT path, display_title FROM notes WHERE path IN ({','.join('?' * len(seeds))})", seeds))
+    score: dict[str, float] = {}
+    best_why: dict[str, tuple[float, str]] = {}
+
+    def add(other, contrib, why):
+        if contrib <= 0 or other in seed_w:
+            return
+        score[other] = score.get(other, 0.0) + contrib
+        if contrib > best_why.get(other, (0.0, ""))[0]:
+            best_why[other] = (contrib, why)
+
+    frontier: dict[str, float] = {}
+    hop: list[tuple[str, float, str]] = []
+    for s in seeds:
+        b = seed_w[s]
+        rows = conn.execute(
+            "SELECT l.target, l.kind, l.prop, 'out' FROM links l WHERE l.src = ? AND l.target IS NOT NULL "
+            "UNION ALL SELECT l.src, l.kind, l.prop, 'in' FROM links l JOIN notes n ON n.path = l.src "
+            "WHERE l.target = ? AND n.type != 'journal'", (s, s)).fetchall()
+        nbrs: dict[str, tuple[float, str | None, str]] = {}
+        for other, kind, prop, d in rows:
+            if other == s or not other.lower().endswith(".md"):
+                continue
+            w = EDGE.get(kind, EDGE["link"]) * (1.0 if d == "out" else EDGE["inbound"])
+            if w > nbrs.get(other, (0.0, None, ""))[0]:
+                nbrs[other] = (w, prop if kind == "property" and prop else None, d)
+        fan = math.sqrt(max(1, len(nbrs)))
+        name = titles.get(s, s)
+        for other, (w, prop, d) in nbrs.items():
+            if prop:
+                p = prop.replace("_", " ")
+                why = f"[[{name}]] {p} it" if d == "out" else f"{p} [[{name}]]"
+            else:
+                why = f"linked from [[{name}]]" if d == "out" else f"links to [[{name}]]"
+            hop.append((other, b * w / fan, why))
+    damp = hub_damping(conn, list({o for o, _, _ in hop}))
+    for other, contrib, why in hop:
+        add(other, contrib * damp.get(other, 1.0), why)
+        frontier[other] = max(frontier.get(other, 0.0), contrib * damp.get(other, 1.0))
+    for mid, strength in sorted(frontier.items(), key=lambda kv: -kv[1])[:10]:
+        for other, prop in conn.execute("SELECT target, prop FROM links WHERE src = ? AND kind = 'property' "
+                                        "AND target IS NOT NULL", (mid,)):
+            if other not in seeds and other != mid:
+                add(other, EDGE["second_hop"] * strength, f"two links away ({prop.replace('_', ' ')})")
+    for s in seeds[:4]:
+        for tag, count in conn.execute("SELECT t.tag_lc, (SELECT count(*) FROM tags x WHERE x.tag_lc = t.tag_lc) "
+                                       "FROM tags t WHERE t.path = ?", (s,)).fetchall():
+            if count > RARE_TAG_MAX or count < 2 or tag in T.TYPE_WORDS:
+                continue
+            for (other,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ? AND path != ?", (tag, s)):
+                add(other, EDGE["tag"] * seed_w[s] / math.sqrt(count), f"shares #{tag} with [[{titles.get(s, s)}]]")
+    ok = public(conn, list(score), type_, by="path")
+    ranked = sorted((p for p in score if p in ok), key=lambda p: (-score[p], p))[:DEPTH]
+    return [(p, score[p]) for p in ranked], {p: best_why[p][1] for p in ranked if p in best_why}
+
+
+def hub_damping(conn: sqlite3.Connection, paths: list[str]) -> dict[str, float]:
+    """path -> the factor its graph score is multiplied by: 1 up to HUB_DEGREE linked notes, then
+    sqrt(HUB_DEGREE / degree): a note linked with everything (a feature list, an index page) is no
+    evidence about any one question."""
+    if not HUB_DEGREE:
+        return {}
+    deg = dict(rows_in(conn, "SELECT p, count(DISTINCT o) FROM (SELECT target AS p, src AS o FROM links WHERE"
+                             " target IN ({in}) UNION ALL SELECT src, target FROM links WHERE src IN ({in})"
+                             " AND target IS NOT NULL) GROUP BY p", paths))
+    return {p: math.sqrt(HUB_DEGREE / n) for p, n in deg.items() if n > HUB_DEGREE}
+
+
+def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why: dict) -> None:
+    """Record one retriever's ranked list [(path, score)] on the candidates."""
+    for rank, (path, score) in enumerate(ranked, 1):
+        c = cands.get(path)
+        if c is None:
+            c = cands[path] = Cand(path)
+        c.ranks[name], c.raw[name] = rank, score
+        if why.get(path):
+            c.why[name] = why[path]
+
+
+def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True,
+         floors: dict[str, float] | None = None) -> None:
+    """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
+    CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
+    they are (already 0..1: the share of the question named, the spread seed score). `floors`:
+    a list's lowest value for the scaling when its tail was left out (`lexical_floors`)."""
+    method = method or FUSION
+    weight = dict(LIST_WEIGHT, graph=LIST_WEIGHT["graph" if semantic else "graph_lexical"])
+    if method == "rrf":
+        for c in cands.values():
+            c.fused = sum(weight[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
+        return
+    span: dict[str, tuple[float, float]] = {n: (v, v) for n, v in (floors or {}).items()}
+    for c in cands.values():
+        for n, v in c.raw.items():
+            lo, hi = span.get(n, (v, v))
+            span[n] = (min(lo, v), max(hi, v))
+    for c in cands.values():
+        total = 0.0
+        for n, v in c.raw.items():
+            lo, hi = span[n]
+            x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in MINMAX else v
+            total += weight[n] * x
+        c.fused = total

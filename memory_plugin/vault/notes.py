@@ -1,0 +1,618 @@
+"""The parse stage: one note's bytes -> a Note, read the way Obsidian reads it (properties, links,
+tags, headings, summary). Finding the files is the scan stage (`scan`)."""
+from __future__ import annotations
+
+import datetime as _dt
+import fnmatch
+import json
+import os
+import re
+import time
+from dataclasses import dataclass, field
+TYPE_CHECKING = False  # importing typing costs every hook a few ms
+if TYPE_CHECKING:
+    from typing import Any, Iterator
+
+from ..core.yamlread import MAX_PROP_DEPTH, MAX_PROP_VALUES, load_yaml, props_too_big
+from . import links as L
+from . import frontmatter as _fm
+from .privacy import head_says_private, props_say_private
+from .scan import VaultFile
+
+# Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
+# delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
+H1_RE = re.compile(r"^#[ \t]++([^\n]*+)$", re.M)
+# `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
+# looked for by the regex engine's fast scan for them, not tried at every position of the text.
+MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
+MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\([^()\n]*+\)")
+EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
+                              (r"\*\*", "__", r"\*", "_", "~~", "==")))
+SUMMARY_CHARS = 240
+PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
+FIRST_PARAGRAPH_LINES = 2000
+# A note's properties, expanded (a YAML alias counts each time it is used), hold at most this many
+# values and nest at most this deep; beyond that (an alias bomb, a generated tree) they are dropped
+# with a warning and the note keeps its text and body links. Real vaults stay far below both.
+
+
+@dataclass
+class Note:
+    path: str                      # vault-relative POSIX path
+    title: str                     # file name without .md
+    display_title: str
+    type: str
+    aliases: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    summary: str = ""
+    status: str | None = None
+    project: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    private: bool = False
+    props: dict[str, Any] = field(default_factory=dict)
+    links: list[L.RawLink] = field(default_factory=list)
+    body: str = ""
+    warnings: list[str] = field(default_factory=list)
+    skipped: bool = False
+    mtime_ns: int = 0
+    size: int = 0
+    hash: str = ""
+
+    @property
+    def folder(self) -> str:
+        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
+
+
+def _json_default(o):
+    if isinstance(o, (_dt.date, _dt.datetime)):
+        return o.isoformat()
+    return str(o)
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, default=_json_default).encode  # json.dumps makes one per call
+_enc_str = json.encoder.encode_basestring  # what _ENCODE writes a str as (C when available)
+_SCALAR_JSON = {True: "true", False: "false", None: "null"}
+
+
+def _scalar_json(v) -> str | None:
+    """A str, None, bool, int or date as _ENCODE writes it; None for anything else."""
+    t = type(v)
+    if t is str:
+        return _enc_str(v)
+    if t is bool or v is None:
+        return _SCALAR_JSON[v]
+    if t is int:
+        return int.__repr__(v)
+    if t is _dt.date:
+        return _enc_str(v.isoformat())
+    return None
+
+
+def _list_json(v: list) -> str | None:
+    items = [_scalar_json(x) for x in v]
+    return None if None in items else "[" + ", ".join(items) + "]"
+
+
+def dumps(o) -> str:
+    """JSON text as _ENCODE writes it. The lists of str and the properties of one level of scalars
+    (and lists of them) that most notes have are written here: the encoder's set-up per call cost
+    more than the encoding."""
+    t = type(o)
+    if not o and (t is list or t is dict):  # most notes' aliases, warnings, props
+        return "[]" if t is list else "{}"
+    if t is list:
+        text = _list_json(o)
+        if text is not None:
+            return text
+    elif t is dict:
+        parts = []
+        for k, v in o.items():
+            text = _list_json(v) if type(v) is list else _scalar_json(v)
+            if text is None or type(k) is not str:
+                return _ENCODE(o)
+            parts.append(f"{_enc_str(k)}: {text}")
+        return "{" + ", ".join(parts) + "}"
+    return _ENCODE(o)
+
+
+def split_frontmatter(text: str) -> tuple[str | None, str, int]:
+    """-> (yaml text or None, body, number of lines before the body). The block is found as every
+    reader finds it (frontmatter.locate); one that is never closed is no frontmatter."""
+    block = _fm.locate(text)
+    if block is None or block.close is None:
+        return None, text, 0
+    return block.yaml, text[block.body_start:], text.count("\n", 0, block.body_start)
+
+
+
+# simple_yaml: the properties most notes have (`key: scalar`, `key: [a, b]`, `key:` and `- item`
+# lines), read without PyYAML's constructor, which was a fifth of a rebuild's parsing. It returns
+# what yaml.safe_load returns, or None for anything it is not sure of (then PyYAML reads it):
+# tabs, comments, anchors, tags, block scalars, escapes, nesting, multi-line scalars, and every
+# plain scalar PyYAML would resolve to something other than a string, null, a bool, a plain int or
+# a YYYY-MM-DD date (tests/test_notes_yaml.py holds the two equal).
+_YAML_HARD = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# _YAML_HARD for ASCII text (most frontmatters): one negated class (the printable characters but
+# #&*!|>%@`{}\\, and \n), which the regex engine scans for in one loop, where it tries the
+# alternation at every character; all ASCII, so it compiles in a fiftieth of _YAML_HARD's time
+# (tests/test_notes_yaml.py checks every ASCII character against _YAML_HARD).
+_YAML_HARD_ASCII = re.compile(r"[^\n\x20\x22\x24\x27-\x29\x2b-\x3d\x3f\x41-\x5b\x5d-\x5f\x61-\x7a\x7e]")
+_YAML_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+_YAML_ITEM = re.compile(r"( *)- +(.*)")
+_YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+_YAML_RESOLVED = frozenset("yYnNtTfFoO-+0123456789.<~=")  # first characters of PyYAML's implicit types
+# The plain words PyYAML resolves to a bool or null (its Resolver's YAML 1.1 lists): every other plain
+# scalar that starts with a letter is a string, so these need no PyYAML import ("title", "tags", "type")
+_YAML_WORDS = {**dict.fromkeys(("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"), True),
+               **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
+               **dict.fromkeys(("null", "Null", "NULL"), None)}
+_NO_VALUE = object()
+_yaml_resolver = None
+
+
+def _yaml_scalar(v: str, flow: bool = False):
+    """One scalar (quoted or plain, surrounding spaces stripped) as safe_load reads it, or _NO_VALUE."""
+    if not v:
+        return _NO_VALUE
+    c = v[0]
+    if c == '"' or c == "'":
+        if len(v) < 2 or v[-1] != c or c in v[1:-1] or (flow and "," in v):
+            return _NO_VALUE
+        return v[1:-1]
+    if c in "-?:,[]{}#&*!|>'\"%@`" or ": " in v or v[-1] == ":" or (flow and ":" in v):
+        return _NO_VALUE
+    if c not in _YAML_RESOLVED:
+        return v
+    if c.isalpha():
+        return _YAML_WORDS.get(v, v)
+    if c <= "9" and _YAML_DATE.fullmatch(v):  # what PyYAML resolves as a timestamp and builds as a date
+        try:
+            return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
+        except ValueError:  # PyYAML raises the same, and the note gets its warning from there
+            return _NO_VALUE
+    import yaml
+
+    global _yaml_resolver
+    if _yaml_resolver is None:
+        _yaml_resolver = yaml.resolver.Resolver()
+    tag = _yaml_resolver.resolve(yaml.ScalarNode, v, (True, False))
+    if tag == "tag:yaml.org,2002:str":
+        return v
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:int" and _YAML_INT.fullmatch(v):
+        return int(v)
+    return _NO_VALUE  # any other timestamp, a float, ...: PyYAML's own constructor reads it
+
+
+def simple_yaml(fm: str) -> dict | None:
+    """A frontmatter of simple `key: value` lines as yaml.safe_load reads it, or None (see above)."""
+    if (_YAML_HARD_ASCII if fm.isascii() else _YAML_HARD).search(fm):
+        return None
+    out: dict = {}
+    lines = fm.split("\n")
+    i, n = 0, len(lines)
+    while i < n:
+        line = lines[i]
+        i += 1
+        if not line.strip(" "):
+            continue
+        m = _YAML_KEY.fullmatch(line.rstrip(" "))
+        if m is None:
+            return None
+        key = m.group(1)
+        if key[0] in _YAML_RESOLVED and _yaml_scalar(key) != key:  # `on:`, `null:`: not a str key
+            return None
+        rest = m.group(2)
+        if rest:
+            if rest[0] == "[":
+                if rest[-1] != "]" or "[" in rest[1:] or "]" in rest[:-1]:
+                    return None
+                inner = rest[1:-1]
+                if not inner.strip():
+                    value = []
+                else:
+                    value = [_yaml_scalar(x.strip(" "), flow=True) for x in inner.split(",")]
+                    if _NO_VALUE in value:
+                        return None
+            else:
+                value = _yaml_scalar(rest)
+                if value is _NO_VALUE:
+                    return None
+        else:  # `key:` then block sequence items, or nothing (null)
+            items, indent = [], None
+            while i < n:
+                nxt = lines[i]
+                if not nxt.strip(" "):
+                    i += 1
+                    continue
+                im = _YAML_ITEM.fullmatch(nxt.rstrip(" "))
+                if im is None:
+                    if nxt[0] == " ":  # a nested mapping, a continuation line
+                        return None
+                    break
+                if indent is None:
+                    indent = im.group(1)
+                elif im.group(1) != indent:
+                    return None
+                v = _yaml_scalar(im.group(2))
+                if v is _NO_VALUE:
+                    return None
+                items.append(v)
+                i += 1
+            value = items if indent is not None else None
+        out[key] = value
+    return out or None
+
+
+
+def _str_list(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, list):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def _tag_list(value) -> list[str]:
+    out = []
+    for v in _str_list(value):
+        for t in v.split():
+            t = t.lstrip("#").strip()
+            if t:
+                out.append(t)
+    return out
+
+
+def _date(value) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    return str(value)
+
+
+def _emph(m: re.Match) -> str:
+    return next(g for g in m.groups() if g is not None)
+
+
+def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
+    """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
+    characters are read, as callers keep a title or a summary of a few hundred."""
+    s = s[:limit]
+    if "[[" in s:  # each pattern needs characters most text lacks: look for them first
+        s = MD_STRIP_RE.sub(_wikilink_text, s)
+    if "](" in s:
+        s = MDLINK_TEXT_RE.sub(_group1, s)
+    if _EMPH_CHARS.search(s):
+        s = EMPH_RE.sub(_emph, s)
+    # each run of whitespace as one space, the ends stripped: what re.sub(r"\s+", " ", s).strip()
+    # gives (str.split and re's \s agree on what is a space), at a third of its CPU
+    return " ".join(s.split())
+
+
+_EMPH_CHARS = re.compile(r"[*_~=]")
+
+
+def _wikilink_text(m: re.Match) -> str:
+    return (m.group(2) or m.group(1).split("#")[0]).strip()
+
+
+def _group1(m: re.Match) -> str:
+    return m.group(1)
+
+
+def heading_text(line: str) -> str:
+    """An ATX heading's text without its closing #s."""
+    t = line.strip(" \t")
+    stripped = t.rstrip("#")
+    if stripped != t and (not stripped or stripped[-1] in " \t"):
+        t = stripped
+    return t.strip(" \t")
+
+
+_QUOTE_MARKS_RE = re.compile(r"^(>\s*)+(\[![^\]]*\][+-]?\s*)?")
+_LIST_MARK_RE = re.compile(r"^([-*+]|\d+[.)])\s+(\[.\]\s+)?")
+
+
+def _lines(text: str, limit: int) -> Iterator[str]:
+    """The first `limit` lines of `text`, one at a time (a split would cut up the whole body)."""
+    pos, n = 0, len(text)
+    while pos < n and limit > 0:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            yield text[pos:]
+            return
+        yield text[pos:nl]
+        pos = nl + 1
+        limit -= 1
+
+
+def first_paragraph(masked_body: str) -> str:
+    para: list[str] = []
+    size = 0
+    # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
+    for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
+        if size > PLAIN_MAX:
+            break
+        s = line.strip()
+        if not s:
+            if para:
+                break
+            continue
+        if s.startswith("#") and (len(s) == 1 or s[1] in "# \t"):
+            if para:
+                break
+            continue
+        if s.startswith("|") or s.startswith("---") or s.startswith("%%") or s.startswith("!["):
+            if para:
+                break
+            continue
+        if s[0] == ">":
+            s = _QUOTE_MARKS_RE.sub("", s)
+        if s and (s[0] in "-*+" or s[0].isdigit()):
+            s = _LIST_MARK_RE.sub("", s)
+        if s:
+            para.append(s)
+            size += len(s) + 1
+    return trim(plain_text(" ".join(para)))
+
+
+def trim(s: str, n: int = SUMMARY_CHARS) -> str:
+    s = s.strip()
+    if len(s) <= n:
+        return s
+    cut = s[: n - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:.") + "…"
+
+
+def decode(raw: bytes) -> tuple[str | None, str | None]:
+    """-> (text, None) or (None, reason to skip). Any bytes that decode as UTF-8 are a note, as in
+    Obsidian; NUL characters become U+FFFD so no output carries them (offsets and lines are kept)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "not UTF-8: skipped"
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    return text, None
+
+
+class _OverBudget(Exception):
+    pass
+
+
+class _Budget:
+    """The per-note time budget (`note_seconds`), checked between the stages of reading a note:
+    every stage is linear, so this only catches what nothing else bounds (a slow disk, a huge note
+    on a loaded machine)."""
+
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def check(self, stage: str) -> None:
+        if time.monotonic() > self.end:
+            raise _OverBudget(f"took longer than note_seconds ({self.seconds:g} s) to read, at {stage}: skipped")
+
+
+def content_hash(raw: bytes) -> str:
+    import hashlib  # here: loading OpenSSL costs every hook a few ms, and only indexing needs it
+
+    return hashlib.blake2b(raw, digest_size=16).hexdigest()
+
+
+def parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], size: int | None = None,
+               read_private: bool = False) -> Note:
+    """One note as the index keeps it. `size`: the file's size when `raw` holds only its first
+    max_note_bytes + 1 bytes. A private note keeps only its path (and title, its file name), unless
+    `read_private` (a command editing that note's own properties). A note over the per-note time
+    budget (`note_seconds`) is kept as skipped, with a warning."""
+    budget = _Budget(float(cfg_values.get("note_seconds", 5)))
+    try:
+        return _parse_note(path, raw, cfg_values, budget, size, read_private)
+    except _OverBudget as e:
+        title = path.rsplit("/", 1)[-1][:-3]
+        note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                    hash=content_hash(raw), skipped=True)
+        note.private = head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"])
+        note.warnings.append(str(e))
+        return note
+
+
+def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budget,
+                size: int | None = None, read_private: bool = False) -> Note:
+    title = path.rsplit("/", 1)[-1][:-3]
+    note = Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                hash=content_hash(raw))
+    # Decided on the raw text, before any size limit, decoding or YAML parsing can fail (privacy.py).
+    if head_says_private(raw, complete=len(raw) <= cfg_values["max_note_bytes"]):
+        note.private = True  # nothing it holds is kept: only its path, so that links to it resolve
+        if not read_private:
+            return note
+    if len(raw) > cfg_values["max_note_bytes"]:
+        note.skipped = True
+        note.warnings.append(f"larger than max_note_bytes ({max(size or 0, len(raw)):,} bytes > "
+                             f"{cfg_values['max_note_bytes']:,}): skipped")
+        return note
+    text, why = decode(raw)
+    if text is None:
+        note.skipped = True
+        note.warnings.append(why)
+        return note
+    if not text.strip():
+        note.warnings.append("empty note")
+    budget.check("decoding")
+    fm, body, offset = split_frontmatter(text)
+    props: dict[str, Any] = {}
+    if fm is not None and fm.strip():
+        data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
+        # what simple_yaml reads is one level of scalars and lists of scalars, at most one value per
+        # character of its text: within props_too_big's limits when the text is shorter than them
+        small = data is not None and len(fm) < MAX_PROP_VALUES
+        if data is None:
+            try:
+                data = load_yaml(fm)
+            except Exception as e:  # yaml.YAMLError and the odd C-loader error
+                mark = getattr(e, "problem_mark", None)
+                where = f" line {mark.line + 2}" if mark else ""
+                problem = getattr(e, "problem", None) or str(e).split("\n")[0]
+                note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
+                data = None
+        budget.check("properties")
+        why = props_too_big(data) if not small and isinstance(data, (dict, list)) else None
+        if why:
+            note.warnings.append(why)  # privacy was decided on the text already (privacy.py)
+        elif isinstance(data, dict):
+            props = {str(k): v for k, v in data.items()}
+        elif data is not None:
+            note.warnings.append("properties are not a key: value mapping: ignored")
+    if not note.private and props_say_private(props):  # a spelling the text reading did not see
+        note.private = True
+        if not read_private:
+            return Note(path=path, title=title, display_title=title, type="note", size=len(raw),
+                        hash=note.hash, private=True)
+    note.props = props
+    note.body = body
+    keep_comments = cfg_values.get("comment_links", True)
+
+    def check():
+        budget.check("masking code and comments")
+
+    blocks = L.mask_blocks(body, check)  # what the summary is read from, and the first steps of `masked`
+    masked = L.mask_spans(blocks, keep_obsidian_comments=keep_comments, check=check)
+    note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
+    budget.check("links")
+    tags = _tag_list(props.get("tags", props.get("tag")))
+    tag_text = masked if keep_comments is False else L.OBSIDIAN_COMMENT_RE.sub(L._blank, masked) \
+        if "%%" in masked else masked
+    tags += L.extract_inline_tags(tag_text)
+    seen, uniq = set(), []
+    for t in tags:
+        key = t.lower()
+        if key not in seen:
+            seen.add(key)
+            uniq.append(t)
+    note.tags = uniq
+    note.aliases = _str_list(props.get("aliases", props.get("alias")))
+    ptitle = props.get("title")
+    if isinstance(ptitle, str) and ptitle.strip():
+        note.display_title = ptitle.strip()
+    else:
+        m = H1_RE.search(masked)
+        if m:
+            note.display_title = plain_text(heading_text(m.group(1)[:PLAIN_MAX])) or title
+    summary = props.get("summary") or props.get("description")
+    note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
+        str(summary).strip() else \
+        first_paragraph(blocks.replace("`", ""))
+    budget.check("tags and summary")
+    ptype = props.get("type")
+    note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
+                          else None, note.tags, note.display_title, cfg_values)
+    status = props.get("status")
+    note.status = str(status).strip().lower() if isinstance(status, (str, int, float)) else None
+    project = props.get("project")
+    if isinstance(project, list):
+        project = project[0] if project else None
+    if isinstance(project, str):
+        m = L.WIKILINK_RE.search(project)
+        project = L.split_wikilink(m.group(2))[0] if m else project
+    note.project = project.strip() if isinstance(project, str) and project.strip() else None
+    note.created = _date(props.get("created", props.get("date")))
+    note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
+    return note
+
+
+def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> bool:
+    types, hub_tags, folders, rx = _hub_rules(cfg)
+    if ptype in types:
+        return True
+    for t in tags:  # loops and a tuple for startswith, not any() over generators: twice per note
+        if t.lower() in hub_tags:
+            return True
+    if path.startswith(folders):
+        return True
+    name = path.rsplit("/", 1)[-1][:-3]
+    return bool(rx and (rx.match(name) or rx.match(title)))
+
+
+_rules_cache: dict[tuple, tuple] = {}
+
+
+def _hub_rules(cfg: dict) -> tuple:
+    """The hub settings as is_authored_hub tests them (lowercased sets, folder prefixes, one regex),
+    made once per distinct setting: it runs twice for every note of a rebuild."""
+    key = (tuple(cfg["hub_types"]), tuple(cfg["hub_tags"]), tuple(cfg["hub_folders"]),
+           tuple(cfg["hub_title_patterns"]))
+    rules = _rules_cache.get(key)
+    if rules is None:
+        types, tags, folders, patterns = key
+        rules = _rules_cache[key] = (
+            {t.lower() for t in types}, {t.lower() for t in tags},
+            tuple(f.strip("/") + "/" for f in folders if f.strip("/")), _title_rx(patterns))
+    return rules
+
+
+_rx_cache: dict[tuple, re.Pattern | None] = {}
+
+
+def _title_rx(patterns: tuple) -> re.Pattern | None:
+    if patterns not in _rx_cache:
+        _rx_cache[patterns] = re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+    return _rx_cache[patterns]
+
+
+def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> str:
+    jf = cfg["journal_folder"].strip("/")
+    if ptype:
+        return "hub" if ptype == "moc" else ptype
+    if jf and path.startswith(jf + "/"):
+        return "journal"
+    prefix = cfg["convention_tag_prefix"].lower()
+    for t in tags:
+        t = t.lower()
+        if t == prefix or t.startswith(prefix + "/"):
+            return "convention"
+    if is_authored_hub(path, None, tags, title, cfg):
+        return "hub"
+    return "note"
+
+
+def read_note(vf: VaultFile, cfg_values: dict[str, Any]) -> Note:
+    try:
+        # read(n) allocates n bytes up front: ask for the size the scan saw (+1, to notice a file
+        # that grew since), and only past that for the rest up to the limit. os.read, not open():
+        # no file object per note (a tenth of a rebuild's reading time).
+        cap = cfg_values["max_note_bytes"] + 1
+        fd = os.open(vf.abspath, os.O_RDONLY)
+        try:
+            raw = os.read(fd, min(vf.size + 1, cap))
+            while vf.size < len(raw) < cap:
+                more = os.read(fd, cap - len(raw))
+                if not more:
+                    break
+                raw += more
+        finally:
+            os.close(fd)
+    except OSError as e:
+        n = Note(path=vf.path, title=vf.path.rsplit("/", 1)[-1][:-3],
+                 display_title=vf.path.rsplit("/", 1)[-1][:-3], type="note", skipped=True)
+        n.warnings.append(f"cannot be read ({e.strerror}): skipped")
+        return n
+    note = parse_note(vf.path, raw, cfg_values, size=vf.size)
+    note.mtime_ns, note.size = vf.mtime_ns, max(vf.size, len(raw))
+    return note
+
+
+def iter_notes(files: dict[str, VaultFile], cfg_values: dict[str, Any]) -> Iterator[Note]:
+    for vf in files.values():
+        yield read_note(vf, cfg_values)
