@@ -207,7 +207,7 @@ def test_hover_highlights_neighbours_and_theme_toggles(loaded):
 
 
 def test_screenshot(loaded, tmp_path):
-    """The README's picture: the fixture vault with the best-linked hub's panel open."""
+    """docs/vault.md's picture (docs/graph.png): the fixture vault with the best-linked hub's panel open."""
     data = _data(loaded)
     n = data["nodes"]
     degree = {}
