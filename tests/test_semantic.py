@@ -434,9 +434,9 @@ def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encode
 
 
 def test_date_titles_do_not_move_the_calibration(tmp_path, real_encoder):
-    """Daily notes titled by date (session 9, s9-calib): topic notes plus as many daily notes calibrate
+    """Daily notes titled by date (the calibration without date questions): topic notes plus as many daily notes calibrate
     close to the topic notes alone; asked, a date title's nearest note is another date, not a topic
-    (the calibration before session 9: 0.41 against 0.14 here, n 24). The daily notes stay match
+    (the calibration that asked every title: 0.41 against 0.14 here, n 24). The daily notes stay match
     candidates."""
     topics = ["Sourdough bread recipe", "Pizza dough hydration", "Garden fence repair", "Building a garden shed",
               "Race training plan", "Marathon nutrition", "Piano tuning basics", "Guitar string gauges",
@@ -463,7 +463,7 @@ def test_date_titles_do_not_move_the_calibration(tmp_path, real_encoder):
 
 
 def test_a_calibration_of_another_method_is_measured_again_once(sem_cfg, real_encoder):
-    """A calibration stored before session 9 has no method (it asked every title, "titles"): the next
+    """A calibration stored by the first method has no method name (it asked every title, "titles"): the next
     embedding pass measures it again with the product's method, and the one after leaves it alone."""
     conn = I.open_index(sem_cfg)
     cal = json.loads(S._get_meta(conn, "cosine_calibration"))

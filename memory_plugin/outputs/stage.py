@@ -90,7 +90,7 @@ PARALLEL_MIN_NOTES = 2000  # below this a second process costs more than it save
 # Above this the two halves run one after the other in one process: each half's peak (graph.html's
 # columns, the report's note graph) grows with the vault, and side by side their peaks add up. It
 # was 60,000 when that made 791 MB at 100k notes (the bound is 800 MB); since graph.html is built
-# row by row the two side by side peak at ~600 MB PSS at 100k (session 7), and on two cores the
+# row by row the two side by side peak at ~600 MB PSS at 100k, and on two cores the
 # outputs then take about half the wall time (a serial ~30 s of CPU at 100k).
 PARALLEL_MAX_NOTES = 150_000
 

@@ -344,13 +344,13 @@ def snapshot(conn: sqlite3.Connection) -> tuple[list, dict]:
 # embedded: up to CALIBRATION_TITLES note titles are asked as questions, each one's best cosine to any
 # *other* note is recorded (what a question about something the vault covers only nearby looks
 # like), and their mean and spread are kept in the index. query's abstention reads a question's best
-# cosine as a z-score against them (bench/eval/PROTOCOL.md, session 2). Date titles (daily notes:
+# cosine as a z-score against them (bench/eval/PROTOCOL.md, "Retrieval: the abstention"). Date titles (daily notes:
 # "2023-08-01", "Sep 14th, 2020"; `date_like`) are not asked: a daily note's title names a day, not a
 # topic, and its nearest other note is another daily note, which inflated the mean of journal vaults
 # so that real questions looked far and were abstained on. The daily notes stay match candidates for
-# the other titles (bench/eval/PROTOCOL.md, session 9, s9-calib).
+# the other titles (bench/eval/PROTOCOL.md, "Retrieval: the calibration of the abstention").
 CALIBRATION_METHOD = "no-date-questions"  # stored with the calibration; one stored without a method
-                                          # (before session 9) asked every title: "titles"
+                                          # (the first method) asked every title: "titles"
 CALIBRATION_TITLES = 200     # pseudo-questions per vault (deterministic sample: by hash of the path)
 CALIBRATION_MIN = 10         # fewer embedded notes than this: the defaults below are used
 CALIBRATION_DEFAULT = (0.50, 0.125)  # mean, sd: the mean of bench/dev/til's and bench/dev/silverbullet's
