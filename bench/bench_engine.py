@@ -21,7 +21,7 @@ def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     load, probe = load_avg(), cpu_probe()
     # wall from runs with nothing else watching: the PSS sampler reads /proc every 50 ms, which on two
-    # busy cores cost the 10k rebuild ~8% of its wall (2.43 against 2.25 s, interleaved, session 11);
+    # busy cores cost the 10k rebuild ~8% of its wall (2.43 against 2.25 s, interleaved);
     # the memory from runs of their own with it
     rb = [timed([EXE, "rebuild"], env=env) for _ in range(runs)]
     mem = [timed_tree([EXE, "rebuild"], env=env) for _ in range(mem_runs)]
