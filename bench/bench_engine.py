@@ -71,8 +71,8 @@ def main() -> None:
              f"runs of each size, where a sampler (every 50 ms, from /proc) adds up the PSS of the rebuild with "
              f"its parse workers and its second output process: it slows the runs it watches; RSS is the "
              f"largest process of all the runs (GNU time); "
-             f"`python -c pass` baseline {median(base) * 1000:.0f} ms). The machine is shared by up to 8 "
-             "sessions: the load average (1 min) at the start and end of each row says how busy it was, and the CPU "
+             f"`python -c pass` baseline {median(base) * 1000:.0f} ms). The machine may be shared with other "
+             "work: the load average (1 min) at the start and end of each row says how busy it was, and the CPU "
              "probe (`common.cpu_probe`: seconds a fixed pure-Python loop takes, at the start and end of each row; "
              "lower is faster) how fast its CPU ran: `python -c pass` does not show a contended host.", "",
              "| notes | runs | load | CPU probe | rebuild | rebuild peak RSS (largest process) | rebuild peak PSS (all processes) "
