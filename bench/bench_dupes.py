@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Precision and recall of the duplicate judge on a labelled pair set (bench/eval/duplicates.yaml,
-written blind by another session), through the paths users take:
+written blind: before the judge ran on its notes), through the paths users take:
 
 - a pair of existing notes (`a`, `b`) is predicted a duplicate when `reorganize` lists it (its
   candidate pairing and `dupes.judge`);
@@ -13,7 +13,11 @@ copied: only notes whose chunks changed are embedded again), and the judge is `d
 `--dump FILE` writes each pair's lexical verdict and note-vector cosine (for tuning on DEV sets only).
 
     python3 bench/bench_dupes.py [--pairs bench/eval/duplicates.yaml] [--mode lexical|semantic|both]
-                                 [-v] [--write]
+                                 [--evaldata DIR] [--til-vault DIR] [-v] [--write]
+
+A pair set names its vaults: fixture, devvault, dendron (../shared/eval/dendron/vault), a set laid out
+by bench/lay_evaldata.py under --evaldata (default $MEMORY_PLUGIN_EVALDATA), or a path relative to the
+repository; til may also be a folder of its own (--til-vault, as bench/dev/til/fetch.sh lays it).
 """
 from __future__ import annotations
 
@@ -42,27 +46,25 @@ def dendron_vault() -> Path:
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 
-def vault_path(name: str) -> Path:
-    """A pair set's `vault:` name: fixture, devvault, dendron, til, or a path relative to the repo."""
-    import os
-
+def vault_path(name: str, evaldata: Path | None = None, til: Path | None = None) -> Path:
+    """A pair set's `vault:` name: fixture, devvault, dendron, a set under `evaldata` (til: `til` when
+    given), or a path relative to the repo."""
     if name == "fixture":
         return ROOT / "fixtures" / "vault"
     if name == "devvault":
         return ROOT / "fixtures" / "devvault"
     if name == "dendron":
         return dendron_vault()
-    if name == "til":
-        p = Path(os.environ.get("TIL_VAULT", "/tmp/tilvault"))
-        if not p.is_dir():
-            raise SystemExit(f"the til dev vault is missing: bench/dev/til/fetch.sh {p}")
-        return p
-    data = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata")) / name / "vault"
-    if data.is_dir():  # a dev or held-out vault laid out by its fetch.sh (bench/dev/README.md)
-        return data
+    if name == "til" and til is not None:
+        if not til.is_dir():
+            raise SystemExit(f"the til dev vault is missing: bench/dev/til/fetch.sh {til}")
+        return til
+    if evaldata is not None and (evaldata / name / "vault").is_dir():  # laid out by bench/lay_evaldata.py
+        return evaldata / name / "vault"
     p = ROOT / name
     if not p.is_dir():
-        raise SystemExit(f"vault `{name}` not found (looked for {p})")
+        raise SystemExit(f"vault `{name}` not found: lay it out with bench/lay_evaldata.py and pass --evaldata "
+                         f"(or set MEMORY_PLUGIN_EVALDATA)")
     return p
 
 
@@ -196,6 +198,9 @@ def main() -> None:
                     help="an embedded cache of that vault to start from (copied, never written)")
     ap.add_argument("--dump", help="write each pair's lexical verdict and cosine to this JSON file")
     ap.add_argument("--section", default="duplicates", help="the RESULTS.md section --write replaces")
+    ap.add_argument("--evaldata", type=Path, default=os.environ.get("MEMORY_PLUGIN_EVALDATA"),
+                    help="the folder bench/lay_evaldata.py laid the evaluation vaults in")
+    ap.add_argument("--til-vault", type=Path, help="the til dev vault, when not under --evaldata")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every wrong verdict")
     ap.add_argument("--write", action="store_true", help="update the duplicates section of bench/RESULTS.md")
     a = ap.parse_args()
@@ -216,7 +221,7 @@ def main() -> None:
             mine = [p for p in pairs if p.get("vault", "fixture") == name]
             for mode in modes:
                 work = Path(tmp) / mode / name.replace("/", "_")
-                shutil.copytree(vault_path(name), work / "vault", symlinks=True)
+                shutil.copytree(vault_path(name, a.evaldata, a.til_vault), work / "vault", symlinks=True)
                 seed = Path(seeds[name]) if name in seeds else None
                 cfg, conn = build(work / "vault", work, mode == "semantic", seed)
                 results.setdefault(mode, {}).update(predictions(cfg, conn, mine, mode == "semantic"))

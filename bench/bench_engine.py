@@ -21,7 +21,7 @@ def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
     shutil.rmtree(cache, ignore_errors=True)
     load, probe = load_avg(), cpu_probe()
     # wall from runs with nothing else watching: the PSS sampler reads /proc every 50 ms, which on two
-    # busy cores cost the 10k rebuild ~8% of its wall (2.43 against 2.25 s, interleaved, session 11);
+    # busy cores cost the 10k rebuild ~8% of its wall (2.43 against 2.25 s, interleaved);
     # the memory from runs of their own with it
     rb = [timed([EXE, "rebuild"], env=env) for _ in range(runs)]
     mem = [timed_tree([EXE, "rebuild"], env=env) for _ in range(mem_runs)]
@@ -71,8 +71,8 @@ def main() -> None:
              f"runs of each size, where a sampler (every 50 ms, from /proc) adds up the PSS of the rebuild with "
              f"its parse workers and its second output process: it slows the runs it watches; RSS is the "
              f"largest process of all the runs (GNU time); "
-             f"`python -c pass` baseline {median(base) * 1000:.0f} ms). The machine is shared by up to 8 "
-             "sessions: the load average (1 min) at the start and end of each row says how busy it was, and the CPU "
+             f"`python -c pass` baseline {median(base) * 1000:.0f} ms). The machine may be shared with other "
+             "work: the load average (1 min) at the start and end of each row says how busy it was, and the CPU "
              "probe (`common.cpu_probe`: seconds a fixed pure-Python loop takes, at the start and end of each row; "
              "lower is faster) how fast its CPU ran: `python -c pass` does not show a contended host.", "",
              "| notes | runs | load | CPU probe | rebuild | rebuild peak RSS (largest process) | rebuild peak PSS (all processes) "

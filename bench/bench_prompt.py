@@ -12,9 +12,9 @@ too (a word no note has cannot count towards an item); the topic notes give the 
 words a note does have, so those run the whole retrieval and can get their note, as a question about a
 real vault does. "ordinary" prompts ("run the tests") end at the bound here. Semantic rows need embedded
 notes: the 1k cache is embedded here once and kept in $MEMORY_PLUGIN_BENCH_DIR (~2 min of CPU the first
-time); at 10k the script starts from an embedded cache given by --embedded-10k (default /work/bench10k,
-the shared one: vault/ and cache/, copied, never written; `sync` then embeds the five topic notes) and
-skips the semantic 10k rows when there is none (embedding 10k notes takes ~17 min of CPU). "new
+time); at 10k the script starts from an embedded cache given by --embedded-10k (DIR/vault and
+DIR/cache of the generated 10k vault, copied, never written; `sync` then embeds the five topic notes)
+and skips the semantic 10k rows without one (embedding 10k notes takes ~17 min of CPU). "new
 session" runs every prompt as the first of a session (it reads the brief and detects the project),
 "same session" as later ones. Takes ~5 min on an idle 2-core machine once the 1k cache is embedded.
 """
@@ -192,13 +192,13 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--runs", type=int, default=20)
-    ap.add_argument("--embedded-10k", default="/work/bench10k",
+    ap.add_argument("--embedded-10k", type=Path,
                     help="an embedded 10k vault: DIR/vault and DIR/cache (copied, never written)")
     ap.add_argument("--write", action="store_true")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     semantic = _semantic_available()
-    shared = Path(a.embedded_10k) if a.embedded_10k else None
+    shared = a.embedded_10k
     rows: dict[tuple[str, int], dict | str] = {}
     floor: dict[int, list[float]] = {}
     ran: dict[int, int] = {}

@@ -2,36 +2,43 @@
 prompt sets (bench/eval/prompts-*.yaml, reported) and the dev sets (bench/dev/, where the hook's
 constants were set), lexical and semantic side by side, into bench/RESULTS.md.
 
-    .venv/bin/python bench/bench_prompt_eval.py [--write]
+    .venv/bin/python bench/bench_prompt_eval.py [--evaldata DIR] [--write]
+
+The fixture and dendron sets name their vaults; the others run over EVALDATA/<set>/vault, laid out by
+bench/lay_evaldata.py (--evaldata, default $MEMORY_PLUGIN_EVALDATA), and are not measured without it.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
+from pathlib import Path
 
 from common import EXE, ROOT, machine, publish
 
-SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported"), ("bench/eval/prompts-dendron.yaml", "blind, reported"),
-        ("bench/eval/prompts-sourcegraph-handbook.yaml", "blind (session 6), reported; vault under /work/evaldata"),
-        ("bench/eval/prompts-dnd-srd.yaml", "blind (session 6), reported; vault under /work/evaldata"),
-        ("bench/eval/prompts-quickadd-docs.yaml", "blind (session 8), reported; vault under /work/evaldata"),
-        ("bench/eval/prompts-dwarves-brain.yaml", "blind (session 8), reported; vault under /work/evaldata"),
-        ("bench/eval/capture-test.yaml", "blind test set for capture, reported"),
-        ("bench/eval/capture-test-2.yaml", "second blind test set for capture (session 4), reported"),
-        ("bench/dev/capture-dev.yaml", "dev: capture rules set on it"),
-        ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it"),
-        ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised"),
-        ("bench/dev/capture-dev4.yaml", "dev: written in session 4, capture rules revised on it"),
-        ("bench/dev/capture-dev5.yaml", "dev: written in session 5 before the sentence-level detector ran on it; fitted on"),
-        ("bench/dev/capture-dev6.yaml", "dev: measured once (P 0.65 R 0.69), then the detector revised and fitted on it"),
-        ("bench/dev/capture-dev7.yaml", "dev: measured once (P 0.86 R 0.93), then the weights refitted on it"),
-        ("bench/dev/capture-dev8.yaml", "dev: measured once (P 0.73 R 0.79), then the question-clause and place-word rules set on it"),
-        ("bench/dev/prompts-til.yaml", "dev: recall rule set on it (needs bench/dev/til/fetch.sh /tmp/tilvault)"),
-        ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it"),
-        ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
-        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it (vault under /work/evaldata)"),
-        ("bench/dev/prompts-dvogt23-notes.yaml", "dev (session 8, written blind; nothing set on it yet; vault under /work/evaldata)")]
+# (prompt set, what it is, the set under --evaldata whose vault it runs over; None: the vault it names)
+SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported", None),
+        ("bench/eval/prompts-dendron.yaml", "blind, reported", None),
+        ("bench/eval/prompts-sourcegraph-handbook.yaml", "blind, reported", "sourcegraph-handbook"),
+        ("bench/eval/prompts-dnd-srd.yaml", "blind, reported", "dnd-srd"),
+        ("bench/eval/prompts-quickadd-docs.yaml", "blind, reported", "quickadd-docs"),
+        ("bench/eval/prompts-dwarves-brain.yaml", "blind, reported", "dwarves-brain"),
+        ("bench/eval/capture-test.yaml", "blind test set for capture, reported", None),
+        ("bench/eval/capture-test-2.yaml", "second blind test set for capture, reported", None),
+        ("bench/dev/capture-dev.yaml", "dev: capture rules set on it", None),
+        ("bench/dev/capture-dev2.yaml", "dev: capture rules revised on it", None),
+        ("bench/dev/capture-dev3.yaml", "dev: measured once before a last revision, then revised", None),
+        ("bench/dev/capture-dev4.yaml", "dev: capture rules revised on it", None),
+        ("bench/dev/capture-dev5.yaml", "dev: written before the sentence-level detector ran on it; fitted on", None),
+        ("bench/dev/capture-dev6.yaml", "dev: measured once (P 0.65 R 0.69), then the detector revised and fitted on it", None),
+        ("bench/dev/capture-dev7.yaml", "dev: measured once (P 0.86 R 0.93), then the weights refitted on it", None),
+        ("bench/dev/capture-dev8.yaml", "dev: measured once (P 0.73 R 0.79), then the question-clause and place-word rules set on it", None),
+        ("bench/dev/prompts-til.yaml", "dev: recall rule set on it", "til"),
+        ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it", "til"),
+        ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it", "silverbullet"),
+        ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it", "logseq"),
+        ("bench/dev/prompts-dvogt23-notes.yaml", "dev, written blind; nothing set on it yet", "dvogt23-notes")]
 ROWS = [("prompts", "prompts"), ("injected", "prompts with an injection"),
         ("precision", "precision of injected items (≥ 0.85)"),
         ("answered_by_hook", "answerable prompts given an expected note (≥ 0.6)"),
@@ -47,10 +54,10 @@ SESSION_PROMPTS = 20
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--evaldata", type=Path, default=os.environ.get("MEMORY_PLUGIN_EVALDATA"),
+                    help="the folder bench/lay_evaldata.py laid the evaluation vaults in (EVALDATA/<set>/vault)")
     a = ap.parse_args()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    import os
-
     load = os.getloadavg()
     lines = ["## UserPromptSubmit recall and capture (issue 13)", "",
              f"Machine: {machine()}; commit {commit}; load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
@@ -59,9 +66,15 @@ def main() -> None:
              "--json`; each prompt is the first of a fresh session, so the brief's notes are excluded as in the hook; "
              "ordinary and negative shares count only prompts with no expected note). Tokens = characters / 4; a "
              "session of 20 prompts costs 20 × the per-prompt figure.", ""]
-    for rel, what in SETS:
+    for rel, what, laid in SETS:
         path = ROOT / rel
-        r = subprocess.run([EXE, "eval", "--prompts", str(path), "--json"], capture_output=True, text=True, cwd=ROOT)
+        vault = []
+        if laid is not None:
+            if a.evaldata is None or not (a.evaldata / laid / "vault").is_dir():
+                lines += [f"### `{rel}` ({what})", "", f"not measured: no {laid} vault (bench/lay_evaldata.py, --evaldata)", ""]
+                continue
+            vault = ["--vault", str(a.evaldata / laid / "vault")]
+        r = subprocess.run([EXE, *vault, "eval", "--prompts", str(path), "--json"], capture_output=True, text=True, cwd=ROOT)
         if r.returncode != 0:
             lines += [f"### `{rel}` ({what})", "", f"not measured: {r.stderr.strip()[:200]}", ""]
             continue

@@ -6,7 +6,7 @@ and the encoder's speed per chunk by batch size and BLAS threads.
     .venv/bin/python bench/bench_semantic.py [--notes 10000] [--runs 5] [--write]
 
 Needs the semantic extra and the test model (`make setup-test`). The vault, its index and the
-extracted model stay under $MEMORY_PLUGIN_BENCH_DIR (default /tmp/memory-plugin-bench), so a
+extracted model stay under $MEMORY_PLUGIN_BENCH_DIR (default: memory-plugin-bench in the temp folder), so a
 second run reuses the embedded index (`--fresh` embeds from scratch again).
 """
 from __future__ import annotations
@@ -80,8 +80,8 @@ def main() -> None:
     ap.add_argument("--fresh", action="store_true", help="embed from scratch even when an index is kept")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--from", dest="seed", type=Path,
-                    help="a folder holding vault/ and cache/ of this generated vault already embedded (e.g. "
-                         "/work/bench10k): both are copied here (never written) unless kept from a previous run")
+                    help="a folder holding vault/ and cache/ of this generated vault already embedded: both "
+                         "are copied here (never written) unless kept from a previous run")
     a = ap.parse_args()
     v = OUT / f"vault-{a.notes}"
     cache = OUT / f"semantic-cache-{a.notes}"

@@ -1,31 +1,71 @@
-"""Warm SessionStart before and after issue 11, interleaved in one run: `git worktree add --detach /tmp/i11/old 06343f2`
-(main when issue 11 began), then `.venv/bin/python bench/bench_warm_ab.py fixtures/devvault 20`. Each run is
-`python -m memory_plugin hook session-start` from a folder named `tollgate-api` with a built index."""
-import json, os, statistics, subprocess, sys, time
-PY = "/work/wt/i11/.venv/bin/python"
-VAULT = sys.argv[1]
-RUNS = int(sys.argv[2])
-trees = {"before (06343f2)": "/tmp/i11/old", "after (issue 11)": "/work/wt/i11"}
-work = "/tmp/i11/w/tollgate-api"
-os.makedirs(work, exist_ok=True)
-res = {k: [] for k in trees}
-base = []
-for name, tree in trees.items():
-    subprocess.run([PY, "-m", "compileall", "-q", tree + "/memory_plugin"], check=True)
-    env = {**os.environ, "PYTHONPATH": tree, "MEMORY_PLUGIN_VAULT": VAULT, "MEMORY_PLUGIN_CACHE_DIR": f"/tmp/i11/ab-{name[:5]}"}
-    subprocess.run([PY, "-m", "memory_plugin", "rebuild"], env=env, check=True, capture_output=True)
-for i in range(RUNS):
+"""Warm SessionStart of two checkouts, interleaved in one run, so that both see the same machine load:
+each run is `python -m memory_plugin hook session-start` (with that checkout on PYTHONPATH) from a
+project folder, over a vault each checkout has indexed in a cache of its own.
+
+    git worktree add --detach ../before COMMIT
+    .venv/bin/python bench/bench_warm_ab.py --a ../before --b . --vault fixtures/devvault [--runs 20]
+
+Prints a markdown row per checkout: median, p95, and the median over a bare `python -c pass`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--a", type=Path, required=True, help="checkout A (a folder holding memory_plugin/)")
+    ap.add_argument("--b", type=Path, required=True, help="checkout B")
+    ap.add_argument("--vault", type=Path, required=True, help="the vault both index (never written)")
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--project", default="tollgate-api",
+                    help="the name of the folder the hook runs from (a project of the vault, for a real brief)")
+    ap.add_argument("--python", default=sys.executable, help="the interpreter both run under")
+    a = ap.parse_args()
+    trees = {"A": a.a.resolve(), "B": a.b.resolve()}
+    vault = str(a.vault.resolve())
+    res: dict[str, list[float]] = {k: [] for k in trees}
+    base = []
+    with tempfile.TemporaryDirectory(prefix="warm-ab-") as tmp:
+        work = Path(tmp) / a.project
+        work.mkdir()
+
+        def env(name: str) -> dict:
+            return {**os.environ, "PYTHONPATH": str(trees[name]), "MEMORY_PLUGIN_VAULT": vault,
+                    "MEMORY_PLUGIN_CACHE_DIR": str(Path(tmp) / f"cache-{name}")}
+
+        for name, tree in trees.items():
+            # measure what a user runs: compiled bytecode, as an installed package has
+            subprocess.run([a.python, "-m", "compileall", "-q", str(tree / "memory_plugin")], check=True)
+            subprocess.run([a.python, "-m", "memory_plugin", "rebuild"], env=env(name), check=True, capture_output=True)
+        for _ in range(a.runs):
+            for name in trees:
+                t0 = time.perf_counter()
+                r = subprocess.run([a.python, "-m", "memory_plugin", "hook", "session-start"], env=env(name),
+                                   capture_output=True, text=True, input=json.dumps({"cwd": str(work), "source": "startup"}))
+                res[name].append(time.perf_counter() - t0)
+                if r.returncode != 0 or not r.stdout.startswith("{"):
+                    raise SystemExit(f"checkout {name}: the hook failed: {r.stderr[-500:]}")
+                time.sleep(0.3)  # let the detached sync finish before the next run
+            t0 = time.perf_counter()
+            subprocess.run([a.python, "-c", "pass"])
+            base.append(time.perf_counter() - t0)
+    b = statistics.median(base)
+    print("| checkout | median | p95 | × python -c pass |\n|---|---|---|---|")
     for name, tree in trees.items():
-        env = {**os.environ, "PYTHONPATH": tree, "MEMORY_PLUGIN_VAULT": VAULT, "MEMORY_PLUGIN_CACHE_DIR": f"/tmp/i11/ab-{name[:5]}"}
-        t0 = time.perf_counter()
-        r = subprocess.run([PY, "-m", "memory_plugin", "hook", "session-start"], env=env, capture_output=True, text=True,
-                           input=json.dumps({"cwd": work, "source": "startup"}))
-        res[name].append(time.perf_counter() - t0)
-        assert r.returncode == 0 and r.stdout.startswith("{")
-        time.sleep(0.3)  # let the detached sync go
-    t0 = time.perf_counter(); subprocess.run([PY, "-c", "pass"]); base.append(time.perf_counter() - t0)
-b = statistics.median(base)
-for name in trees:
-    m = statistics.median(res[name])
-    print(f"| {name} | {m*1000:.0f} ms | {sorted(res[name])[int(0.95*(RUNS-1))]*1000:.0f} ms | {m/b:.1f}× |")
-print(f"bare python -c pass median {b*1000:.1f} ms; load {os.getloadavg()[0]:.1f}")
+        xs = sorted(res[name])
+        m = statistics.median(xs)
+        print(f"| {name} ({tree}) | {m * 1000:.0f} ms | {xs[int(0.95 * (len(xs) - 1))] * 1000:.0f} ms | {m / b:.1f}× |")
+    print(f"bare python -c pass median {b * 1000:.1f} ms; load {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

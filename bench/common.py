@@ -9,12 +9,13 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GEN = ROOT.parent / "shared" / "bench" / "gen_vault.py"
-OUT = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR", "/tmp/memory-plugin-bench"))
+OUT = Path(os.environ.get("MEMORY_PLUGIN_BENCH_DIR") or Path(tempfile.gettempdir()) / "memory-plugin-bench")
 RESULTS = ROOT / "bench" / "RESULTS.md"
 EXE = str(Path(sys.executable).parent / "memory-plugin")
 # The engine, hook and peer benchmarks measure the lexical engine: the optional embedding stage (the
@@ -119,7 +120,7 @@ def load_avg() -> str:
 def cpu_probe() -> float:
     """Seconds a fixed pure-Python loop takes (median of 3): how fast this VM's CPU is right now. The
     host is shared, and under contention CPU-bound work here slows by ~50% while `python -c pass`
-    (start-up, mostly I/O and page faults) does not move (session 11: 0.43-0.60 s seconds apart)."""
+    (start-up, mostly I/O and page faults) does not move (0.43-0.60 s, seconds apart)."""
     runs = []
     for _ in range(3):
         t0 = time.perf_counter()

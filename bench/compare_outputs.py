@@ -4,8 +4,8 @@ graph.json, GRAPH_REPORT.md, graph.html and the brief byte for byte, with only t
 masked (the report's "index updated" minute, graph.html's `updated`, brief.json's times, meta's
 time keys). For engine changes that must not change what is computed.
 
-    python bench/compare_outputs.py --vault DIR --a /work/main/.venv/bin/memory-plugin \
-        --b .venv/bin/memory-plugin [--work /tmp/cmp]
+    python bench/compare_outputs.py --vault DIR --a OTHER_CHECKOUT/.venv/bin/memory-plugin \
+        --b .venv/bin/memory-plugin [--work DIR]
     python bench/compare_outputs.py --caches CACHE_A CACHE_B
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 TIME_KEYS = {"built_at", "synced_at", "changed_at", "generation", "collected_at"}
@@ -28,7 +29,8 @@ def build(exe: str, vault: str, cache: Path) -> None:
     shutil.rmtree(cache, ignore_errors=True)
     env = {**os.environ, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off", "MEMORY_PLUGIN_VAULT": vault,
            "MEMORY_PLUGIN_CACHE_DIR": str(cache)}
-    subprocess.run([exe, "rebuild"], env=env, check=True, capture_output=True, cwd="/tmp")
+    # run from outside any project, so that nothing of the caller's folder enters the build
+    subprocess.run([exe, "rebuild"], env=env, check=True, capture_output=True, cwd=tempfile.gettempdir())
 
 
 def index_digests(cache: Path) -> dict[str, str]:
@@ -86,13 +88,14 @@ def main() -> int:
     ap.add_argument("--vault")
     ap.add_argument("--a", help="console script A (e.g. main's .venv/bin/memory-plugin)")
     ap.add_argument("--b", help="console script B")
-    ap.add_argument("--work", default="/tmp/compare-outputs")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "compare-outputs",
+                    help="where the two caches are built (default: compare-outputs in the temp folder)")
     ap.add_argument("--caches", nargs=2)
     a = ap.parse_args()
     if a.caches:
         ca, cb = map(Path, a.caches)
     else:
-        work = Path(a.work)
+        work = a.work
         ca, cb = work / "a", work / "b"
         vault = os.path.realpath(a.vault)
         build(a.a, vault, ca)

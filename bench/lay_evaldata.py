@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Lay out every public vault the dev and held-out sets use, from git snapshots already on disk
-(the `fetch` tool's mirrors, or any bare clones named owner+repo), at the commits the sets name.
+(bare clones in one folder, each named owner+repo: `git clone --bare https://github.com/owner/repo
+MIRROR/owner+repo`), at the commits the sets name.
 
-    python3 bench/lay_evaldata.py [--mirror /work/.mirror] [--out /work/evaldata] [--only NAME ...]
+    python3 bench/lay_evaldata.py --mirror MIRROR [--out EVALDATA] [--only NAME ...]
+
+OUT defaults to $MEMORY_PLUGIN_EVALDATA, where the benchmarks and tests look for these vaults.
 
 Each vault goes to OUT/<set>/vault with the repository's licence beside it (OUT/<set>/LICENSE).
 `.obsidian/` is left out; non-markdown files are written empty where the set's README says so
@@ -28,24 +31,24 @@ SETS = {
     "kepano-vault": ("kepano+kepano-obsidian", "473697347a0eaac790a6596229c741b3915f3b77", [], False, "empty"),
     "interlock-kb": ("interlock-network+knowledgebase-public", "de783667e9349637832a51de8d142766805f823e", [], False, "keep"),
     "quartz-docs": ("LesleyLai+digital-garden", "6581960271f74bd75e29b66217fe0e23999577d2", ["docs"], True, "empty"),
-    # session 6 dev sets (s6-confidence)
+    # dev sets for abstention
     "dataview-docs": ("blacksmithgu+obsidian-dataview", "5ad0994", ["docs/docs"], True, "empty"),
     "mdbook-guide": ("rust-lang+mdBook", "641d06ab", ["guide/src"], True, "empty"),
-    # session 6 blind (report) sets (s6-blind)
+    # blind (report) sets
     "sourcegraph-handbook": ("sourcegraph+handbook", "5752928b213a3ddbc7cee4459524f404a5b96fb4", ["content"], True, "empty"),
     "dnd-srd": ("OldManUmby+DND.SRD.Wiki", "f8b2c5bd92139194fd0ad6201943772eac7f4470", [], False, "empty"),
-    # session 7 blind (report) sets (s7-blind)
+    # blind (report) sets
     "vok-knowledge": ("blacklightpy+vaultofknowledge", "cb06024808ed95383a804c4ccd29741af42f7989",
                       ["04. Organized Knowledge - Old Format"], True, "empty"),
     "18f-handbook": ("18F+handbook", "1e4955634d0369f17e5bbc0ebbf8f62e2a3dfe4b", ["pages"], True, "empty"),
-    # session 8 blind (report) sets (s8-blind); a str in the strip slot is a prefix to remove
+    # blind (report) sets; a str in the strip slot is a prefix to remove
     "quickadd-docs": ("chhoumann+quickadd", "914fcb32b899fc65fcfa149177b05d3acfa7c6da",
                       ["docs/src/content/docs/docs"], "docs/src/content/docs/docs/", "empty"),
     "dwarves-brain": ("dwarvesf+brain", "530e3502fa3eda67f50c88bc83752422b6d13f82", [], False, "empty"),
-    # session 8 dev sets (s8-devsets): small personal vaults
+    # dev sets: small personal vaults
     "dvogt23-notes": ("dvogt23+notes", "7441a46323c50b194434f35759d1672d875d569a", ["Notes"], True, "empty"),
     "ajhalili-garden": ("ajhalili2006+digital-garden", "cd4b4c5ad095dddef7b3355a9cba729acc1464f3", [], False, "empty"),
-    # session 9 dev sets (s9-blind): personal Logseq graphs with many date-titled daily notes (journals/)
+    # dev sets: personal Logseq graphs with many date-titled daily notes (journals/)
     "arkam-kb": ("ArkamFahry+KnowledgeBase", "d03769c895fc5a0311e41cbf23926a0a265fd871", ["pages", "journals"], False,
                  "drop"),
     "astr0n0mer-garden": ("astr0n0mer+digital-garden", "6acc4c18f7b07b6e4f45561d23956f790d53844f", ["pages", "journals"],
@@ -119,14 +122,18 @@ def lay(name: str, mirrors: Path, out: Path) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
-    ap.add_argument("--out", type=Path, default=Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata")))
+    ap.add_argument("--mirror", type=Path, required=True, help="the folder of bare clones, each named owner+repo")
+    ap.add_argument("--out", type=Path, default=os.environ.get("MEMORY_PLUGIN_EVALDATA"),
+                    help="where each vault goes, as OUT/<set>/vault (default: $MEMORY_PLUGIN_EVALDATA)")
     ap.add_argument("--only", nargs="*", choices=sorted(SETS))
     a = ap.parse_args()
+    if a.out is None:
+        ap.error("give --out or set MEMORY_PLUGIN_EVALDATA")
     a.out.mkdir(parents=True, exist_ok=True)
     for name in a.only or sorted(SETS):
         if not (a.mirror / SETS[name][0]).is_dir():
-            print(f"{name}: no snapshot at {a.mirror / SETS[name][0]} (fetch github:{SETS[name][0].replace('+', '/')})")
+            print(f"{name}: no snapshot at {a.mirror / SETS[name][0]} (git clone --bare "
+                  f"https://github.com/{SETS[name][0].replace('+', '/')} {a.mirror / SETS[name][0]})")
             continue
         print(lay(name, a.mirror, a.out))
 

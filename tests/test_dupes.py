@@ -335,7 +335,7 @@ def test_a_pair_the_vault_already_relates_is_no_duplicate_proposal(built):
     assert proposed()
 
 
-# ---------------------------------------------------------------- session 4: text decides a new memory,
+# ---------------------------------------------------------------- text decides a new memory,
 # a successor is no duplicate, semantic mode combines words and meaning
 
 HMAC = ("---\ntype: decision\nproject: tollgate\nsummary: Outgoing webhooks carry an HMAC-SHA256 signature "
@@ -436,7 +436,7 @@ def test_remember_writes_a_successor_and_names_the_note_it_replaces(built):
 
 def test_a_restatement_that_states_its_choice_is_no_successor(built):
     """A decision restated with a plain negation ("Typer, not argparse"), or copied with the old note's
-    own "replaces", repeats it: refused, never written as its successor (session 4 review)."""
+    own "replaces", repeats it: refused, never written as its successor."""
     r = remember(built, "--type", "decision", "--project", "beacon", "--title", "Beacon's command line is built on Typer",
                  "--summary", "beacon's CLI is built with Typer, not argparse.", "--dry-run")
     assert r.returncode == 2 and "Use Typer for CLI parsing.md" in r.stderr, r.stdout + r.stderr

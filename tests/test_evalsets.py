@@ -15,9 +15,10 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 EVAL = ROOT / "bench" / "eval"
 DEV = ROOT / "bench" / "dev"
-# Vaults fetched for evaluation are laid out (never committed) under EVALDATA/<set>/vault; each
-# bench/dev/<set>/fetch.sh says how to lay one again. Path checks skip when a vault is absent.
-EVALDATA = Path(os.environ.get("MEMORY_PLUGIN_EVALDATA", "/work/evaldata"))
+# Vaults fetched for evaluation are laid out (never committed) under $MEMORY_PLUGIN_EVALDATA/<set>/vault
+# (bench/lay_evaldata.py; each bench/dev/<set>/fetch.sh says how to lay one). Path checks skip when the
+# variable is unset or a vault is absent.
+EVALDATA = Path(os.environ["MEMORY_PLUGIN_EVALDATA"]) if os.environ.get("MEMORY_PLUGIN_EVALDATA") else None
 FIXTURE_VAULT = ROOT / "fixtures" / "vault"
 DENDRON_VAULT = ROOT.parent / "shared" / "eval" / "dendron" / "vault"
 QUESTION_KINDS = {"paraphrase", "keyword", "alias", "bridge", "negative"}
@@ -135,13 +136,19 @@ def test_prompt_sets_cover_issue_13_minimums():
 # ---------------- development sets (bench/dev/): constants may be set on these ----------------
 
 # Dev question sets written by the evalsets helper (the til set predates this format check: no `why`).
-# (dvogt23-notes and ajhalili-garden: session 8 dev sets on small personal vaults, s8-devsets;
-# arkam-kb and astr0n0mer-garden: session 9 dev sets on Logseq graphs with many daily journals, s9-blind)
+# dvogt23-notes and ajhalili-garden are small personal vaults; arkam-kb and astr0n0mer-garden Logseq
+# graphs with many daily journals.
 DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("silverbullet", "logseq", "dvogt23-notes", "ajhalili-garden",
                                                                  "arkam-kb", "astr0n0mer-garden")]
 
 
+def _laid_out(name: str) -> bool:
+    return EVALDATA is not None and (EVALDATA / name / "vault").is_dir()
+
+
 def _evaldata_vault(name: str) -> Path:
+    if EVALDATA is None:
+        pytest.skip("MEMORY_PLUGIN_EVALDATA is not set (the folder bench/lay_evaldata.py lays the vaults in)")
     vault = EVALDATA / name / "vault"
     if not vault.is_dir():
         pytest.skip(f"{vault} is not laid out on this machine (see bench/dev/{name}/fetch.sh or bench/eval/README.md)")
@@ -174,6 +181,23 @@ def test_dev_question_set_points_at_existing_notes(path):
             assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
 
 
+# Dev sets written before that format, without `why` (the abstention sets: at least 25 questions, 6 negatives).
+SHORT_DEV_QUESTION_SETS = [DEV / name / "questions.yaml" for name in ("mdbook-guide", "dataview-docs")]
+
+
+@pytest.mark.parametrize("path", SHORT_DEV_QUESTION_SETS, ids=lambda p: p.parent.name)
+def test_short_dev_question_sets_format_and_notes(path):
+    qs = _load(path)["questions"]
+    assert len({q["id"] for q in qs}) == len(qs) >= 25
+    assert sum(q["kind"] == "negative" for q in qs) >= 6
+    assert all((q["kind"] == "negative") == (q["expected"] == []) for q in qs)
+    assert (path.parent / "fetch.sh").is_file(), "a dev set says how its vault is laid out"
+    vault = _evaldata_vault(path.parent.name)
+    for q in qs:
+        for rel in q["expected"]:
+            assert (vault / rel).is_file(), f"{q['id']}: {rel} not in {vault}"
+
+
 DEVVAULT = ROOT / "fixtures" / "devvault"
 DEVVAULT_PROJECTS = {"tollgate", "lighthouse", "beacon"}  # hub notes projects/<name>.md
 
@@ -202,7 +226,7 @@ def test_dev_duplicate_pairs_point_at_existing_notes():
     for project in DEVVAULT_PROJECTS:
         assert (DEVVAULT / "projects" / f"{project}.md").is_file(), project
     for p in _load(DEV / "duplicates-dev.yaml")["pairs"]:
-        if p["vault"] != "devvault" and not (EVALDATA / p["vault"] / "vault").is_dir():
+        if p["vault"] != "devvault" and not _laid_out(p["vault"]):
             continue  # checked where the fetched vault is laid out
         vault = _dev_pair_vault(p["vault"])
         for key in ("a", "b"):
@@ -211,7 +235,7 @@ def test_dev_duplicate_pairs_point_at_existing_notes():
 
 
 def test_dev2_duplicate_pairs_format_and_notes():
-    """duplicates-dev2.yaml (session 4): the same format, plus `supersession` (a new decision that
+    """duplicates-dev2.yaml: the same format, plus `supersession` (a new decision that
     replaces the note's: not a duplicate); ids unique across the three dev pair sets."""
     pairs = _load(DEV / "duplicates-dev2.yaml")["pairs"]
     others = [q["id"] for f in ("duplicates-dev.yaml", "duplicates-i12.yaml") for q in _load(DEV / f)["pairs"]]
@@ -224,7 +248,7 @@ def test_dev2_duplicate_pairs_format_and_notes():
             assert p["duplicate"] is False and p["new"]["type"] == "decision", p["id"]
             p = {**p, "category": "same-topic"}
         _check_pair(p, DEVVAULT_PROJECTS if p["vault"] == "devvault" else ())
-        if p["vault"] == "devvault" or (EVALDATA / p["vault"] / "vault").is_dir():
+        if p["vault"] == "devvault" or _laid_out(p["vault"]):
             vault = _dev_pair_vault(p["vault"])
             assert (vault / p["a"]).is_file(), f"{p['id']}: {p['a']} not in the {p['vault']} vault"
 

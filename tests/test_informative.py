@@ -1,6 +1,6 @@
 """The lexical retriever does not score terms that half the notes have (retrieve.informative): FTS5's
 bm25 gives them an idf of 1e-6, so leaving them out changes no note's weight, only which notes are
-scored; and the words a note has are still all of the question's (session 10)."""
+scored; and the words a note has are still all of the question's."""
 import pytest
 
 from memory_plugin.index import store as index

@@ -1,5 +1,5 @@
 """retrieve.names finds its candidates through the FTS index's title and alias columns: the same
-names as the scan of every title and alias with LIKE that it replaced (session 8)."""
+names as the scan of every title and alias with LIKE that it replaced."""
 import json
 
 import pytest

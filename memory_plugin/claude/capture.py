@@ -13,10 +13,11 @@ of every veto that says "this is about the task at hand"; `asks` marks a sentenc
 asks a question or gives a task, so "our tests are slow. Can you find why?" is context, not a memory).
 A logistic regression over those features (WEIGHTS, BIAS) scores each sentence; the prompt is a capture
 when its best sentence's probability reaches THRESHOLD, and a correction when one of its sentences leads
-with a correction, tells Claude it is wrong, says the team changed something, or contrasts ("X, not Y"). The weights are fit on the development sets only (bench/dev/
-capture-dev*.yaml plus the non-capture prompts of bench/dev/prompts-*.yaml) by bench/fit_capture.py,
-which rewrites the fitted block below and reports leave-one-set-out figures; see bench/eval/PROTOCOL.md,
-session 5. Linear in the prompt's length: every pattern is a plain alternation searched once per
+with a correction, tells Claude it is wrong, says the team changed something, or contrasts ("X, not Y").
+The weights are data, capture_weights.json beside this module, fit on the development sets only (bench/dev/
+capture-dev*.yaml plus the non-capture prompts of bench/dev/prompts-*.yaml) by bench/fit/fit_capture.py,
+which writes that file and reports leave-one-set-out figures (the method: bench/eval/PROTOCOL.md).
+Linear in the prompt's length: every pattern is a plain alternation searched once per
 sentence, no nested unbounded repetition; a cue is searched only when one of its KEYS is in the prompt,
 and the cues that only lower a score only where a sentence could still pass (an exact bound), so an
 ordinary prompt compiles and searches a handful of patterns. The hook only asks Claude to record what it found; it writes
@@ -25,7 +26,9 @@ nothing.
 from __future__ import annotations
 
 import bisect
+import json
 import math
+import os
 import re
 
 from . import rxcache
@@ -280,60 +283,18 @@ _IDENT = rxcache.compile(r"\b[A-Za-z]\w*_\w+\b|\b[a-z]+[A-Z]\w*\b")
 
 SHORT_WORDS = 4  # a sentence of at most this many words ("no, the other file", "Stop.") is the feature `short`
 
-# ---- fitted by bench/fit_capture.py (do not edit by hand; rerun the script) ----
-# This block is the session-5 fit on capture-dev 1-7 (bacca85). The question-clause split and the place-word
-# rule of session 5 step 10 were accepted with it unchanged: every dev set scores the same or better with it,
-# while a refit on dev 1-8 lost two captures on dev5 (bench/eval/PROTOCOL.md, session 5, step 10).
-# FIT-START
-BIAS = -1.822
-WEIGHTS: dict[str, float] = {
-    'memory_cue': 3.776,
-    'future_rule': 3.672,
-    'decision_statement': 3.289,
-    'habit_rule': 3.139,
-    'colon_statement': 2.757,
-    'specific_fact': 2.741,
-    'label_statement': 2.624,
-    'generic_rule': 2.622,
-    'preference': 2.548,
-    'learned': 2.454,
-    'stop_use': 2.3,
-    'change_team': 2.258,
-    'know_statement': 2.251,
-    'future': 2.181,
-    'change': 2.128,
-    'team_fact': 1.823,
-    'label_task': 1.608,
-    'generic': 1.537,
-    'memory_statement': 1.409,
-    'corr_lead': 1.408,
-    'wrong': 1.26,
-    'prohibition': 0.752,
-    'standing_order': 0.543,
-    'wrong_fact': 0.466,
-    'contrast': 0.411,
-    'stated': 0.363,
-    'specific': 0.325,
-    'corrected_fact': 0.318,
-    'transient': 0.282,
-    'infra_fact': 0.193,
-    'asked': 0.02,
-    'reported': -0.242,
-    'elsewhere': -0.322,
-    'oneoff': -0.431,
-    'asks': -0.464,
-    'hypo': -0.589,
-    'short': -0.836,
-    'observe': -1.404,
-    'todo': -1.843,
-    'task': -1.941,
-    'local': -2.31,
-    'then_task': -2.426,
-    'question': -2.617,
-    'debug': -3.054,
-}
-THRESHOLD = 0.48
-# FIT-END
+
+def _fitted(path: str = os.path.join(os.path.dirname(__file__), "capture_weights.json")) -> dict:
+    # Read once per process, when the prompt hook first asks: one small file, and json is loaded by
+    # the hook already. bench/fit/fit_capture.py writes it; a hand edit would be lost at the next fit.
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+_FIT = _fitted()
+BIAS: float = _FIT["bias"]
+WEIGHTS: dict[str, float] = _FIT["weights"]
+THRESHOLD: float = _FIT["threshold"]
 
 _rx: dict[str, re.Pattern] = {}
 _WORD = rxcache.compile(r"[a-z]+")

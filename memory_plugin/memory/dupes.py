@@ -57,8 +57,8 @@ BOILER_SAMPLE = 2000   # notes sampled (evenly) to find boilerplate passages in 
 SIGNATURE = 12         # rarest words per note used to pair candidates in reorganize
 MAX_POSTING = 40       # a signature word shared by more notes than this pairs nothing (too common)
 # The meaning rule (semantic mode only, `combine`; dupes_sem makes the vectors). Set on the dev sets
-# bench/dev/duplicates-dev.yaml + bench/dev/duplicates-i12.yaml (133 pairs), never on bench/eval/;
-# session 4 swept it again over those and duplicates-dev2.yaml (159 pairs, same criterion): 0.44 stays.
+# bench/dev/duplicates-dev.yaml + bench/dev/duplicates-i12.yaml (133 pairs), never on bench/eval/; a
+# sweep over those and duplicates-dev2.yaml (159 pairs, same criterion) kept 0.44.
 SEM_THRESHOLD = 0.44   # mean of text similarity and note-vector cosine at or above which a new memory says
                        # what a note says (`remember`: one memory against its nearest notes)
 SEM_THRESHOLD_VAULT = 0.70  # the same for two notes of the vault (`reorganize` judges every pair: same-topic
@@ -67,8 +67,6 @@ SEM_THRESHOLD_VAULT = 0.70  # the same for two notes of the vault (`reorganize` 
 SEM_TYPE_MARGIN = 0.10  # both typed, types differ: the mean must clear the threshold by this much
                        # (about what TYPE_PENALTY asks of the lexical score: 0.44 / 0.8 = 0.55)
 SEM_CANDIDATE = 0.60   # cosine from which two notes are compared at all (beyond the lexical candidates)
-SEM_TINY = False       # two near-empty notes (fewer than MIN_TERMS content words each) never match by meaning:
-                       # their vectors are little more than their titles, and titles alone never decide
 # (two projects: the mean must reach CROSS_PROJECT_TEXT, as the text alone must in lexical mode)
 # Supersession (both modes, `remember` only): a new decision whose text says it replaces, reverses or
 # rejects what a decision of its project affirms is that note's successor, not its duplicate
@@ -80,7 +78,7 @@ CHANGE_WINDOW = 6      # content words after a change cue read as what it reject
 # A change cue: the words after it name what the note rejects or replaces ("instead of HMAC", "we
 # replace the Redis token buckets", "not in TanStack Query", "reverse the move to visx").
 # Only words that say "this replaces that": a bare "not" or "never" is how a note states a choice
-# ("Typer, not argparse") and made restatements read as successors (session 4 review).
+# ("Typer, not argparse") and made restatements read as successors.
 CHANGE_CUES = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of|no\s+longer|"
                          r"replac(?:e|es|ed|ing)|supersed(?:e|es|ed|ing)|revers(?:e|es|ed|ing)|"
                          r"retir(?:e|es|ed|ing)|abandon(?:s|ed|ing)?|"
@@ -456,8 +454,10 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
 
 def meaning_threshold(v: Verdict, base: float = SEM_THRESHOLD) -> float | None:
     """What the meaning evidence must reach for a duplicate, or None when meaning cannot make one
-    (a dotted parent and child; two near-empty notes unless SEM_TINY; a successor, see `supersession`)."""
-    if v.parent or (v.tiny and not SEM_TINY) or v.successor is not None:
+    (a dotted parent and child; a successor, see `supersession`; two near-empty notes, fewer than
+    MIN_TERMS content words each: their vectors are little more than their titles, and titles alone
+    never decide)."""
+    if v.parent or v.tiny or v.successor is not None:
         return None
     t = base + (SEM_TYPE_MARGIN if v.types_differ else 0.0)
     return max(t, CROSS_PROJECT_TEXT) if v.cross_project else t
@@ -469,7 +469,7 @@ def combine(v: Verdict, cosine: float | None, base: float = SEM_THRESHOLD) -> Ve
     cosine) reaches `meaning_threshold` (the same type, project, successor and stub constraints;
     `base` is SEM_THRESHOLD for a new memory, SEM_THRESHOLD_VAULT for two notes of the vault). The
     two kinds of evidence are combined, not OR-ed: on the dev sets words alike with meanings apart
-    were same-topic notes (bench/eval/PROTOCOL.md, session 4). Identical content stays a duplicate;
+    were same-topic notes (bench/eval/PROTOCOL.md). Identical content stays a duplicate;
     without vectors for the pair (`cosine` None) the lexical verdict stands.
     The caller quotes the closest passages of a match by meaning with `quote_closest`."""
     if cosine is None:

@@ -1,8 +1,9 @@
-"""Fit the capture detector's weights (memory_plugin/claude/capture.py, WEIGHTS / BIAS / THRESHOLD) on the
-development sets only, and report leave-one-set-out figures (issue 13, bench/eval/PROTOCOL.md, session 5).
+"""Fit the capture detector's weights (memory_plugin/claude/capture_weights.json: bias, weights,
+threshold, read by memory_plugin/claude/capture.py) on the development sets only, and report
+leave-one-set-out figures (the method: bench/eval/PROTOCOL.md).
 
-Data: bench/dev/capture-dev*.yaml (each one a fold) and, as extra negatives in every fit, the prompts of
-bench/dev/prompts-*.yaml (none of them is a capture). Never a bench/eval/ set.
+Data: the capture sets (bench/dev/capture-dev*.yaml, each one a fold) and, as extra negatives in every
+fit, the prompt sets (bench/dev/prompts-*.yaml; none of them is a capture). Never a bench/eval/ set.
 
 Model: logistic regression over capture.features of each sentence, L2 (L2 below, bias not penalised),
 fit by Newton's method (NEWTON_STEPS steps, deterministic). Multiple-instance: a capture prompt's
@@ -11,42 +12,61 @@ positive instance is its best sentence under the current weights (first round: e
 prompts, the lowest probability on a 0.01 grid whose pooled precision is >= TARGET_PRECISION (the
 highest recall there), ties in recall going to the higher threshold.
 
-    .venv/bin/python bench/fit_capture.py            # leave-one-set-out and per-set figures
-    .venv/bin/python bench/fit_capture.py --write    # also rewrite capture.py's fitted block
+    python bench/fit/fit_capture.py                      # leave-one-set-out and per-set figures
+    python bench/fit/fit_capture.py --write              # also write the weights file capture.py loads
+    python bench/fit/fit_capture.py --capture-sets capture-dev capture-dev2 --prompt-sets prompts-til
+
+The weights file records the sets and the commit it was fit on (`fit_on`): pass the sets back, at that
+commit, to reproduce it.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import math
-import re
+import os
+import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from memory_plugin.claude import capture  # noqa: E402
 
+WEIGHTS_FILE = ROOT / "memory_plugin" / "claude" / "capture_weights.json"
 L2 = 0.3                 # ridge penalty on every weight (not the bias): the best leave-one-set-out of 0.1, 0.3, 1, 3
 NEWTON_STEPS = 30        # Newton iterations per fit (converged well before)
 MIL_ROUNDS = 5           # re-pick each capture prompt's best sentence this many times
 TARGET_PRECISION = 0.95  # threshold: highest recall with pooled training precision at least this (target 0.9 + margin)
 
 
-def load() -> tuple[dict[str, list[dict]], list[dict]]:
+def load(capture_sets: list[Path], prompt_sets: list[Path]) -> tuple[dict[str, list[dict]], list[dict]]:
+    """Each capture set one fold (named by its file stem); the prompts of the prompt sets as extra
+    negatives."""
     folds = {}
-    for f in sorted((ROOT / "bench" / "dev").glob("capture-dev*.yaml")):
+    for f in capture_sets:
         folds[f.stem] = [{"id": q["id"], "prompt": q["prompt"], "y": bool(q.get("capture", q["kind"] == "capture")),
                           "corr": bool(q.get("correction"))} for q in yaml.safe_load(f.read_text())["prompts"]]
     extra = []
-    for f in sorted((ROOT / "bench" / "dev").glob("prompts-*.yaml")):
+    for f in prompt_sets:
         for q in yaml.safe_load(f.read_text())["prompts"]:
             extra.append({"id": q["id"], "prompt": q["prompt"], "y": bool(q.get("capture", q["kind"] == "capture")),
                           "corr": False})
     for q in [q for qs in folds.values() for q in qs] + extra:
         q["sents"] = capture.prompt_features(q["prompt"], exhaustive=True) or [{}]
     return folds, extra
+
+
+def sets(dev: Path, pattern: str, names: list[str] | None) -> list[Path]:
+    """The files of `dev` named (by stem), or every one matching `pattern` when none are."""
+    if names is None:
+        return sorted(dev.glob(pattern))
+    missing = [n for n in names if not (dev / f"{n}.yaml").is_file()]
+    if missing:
+        raise SystemExit(f"no {', '.join(n + '.yaml' for n in missing)} in {dev}")
+    return [dev / f"{n}.yaml" for n in names]
 
 
 def _z(f: dict, w: list[float], index: dict[str, int]) -> float:
@@ -142,12 +162,34 @@ def fmt(p, r, tp, fp, fn) -> str:
     return f"P {f(p)} R {f(r)} (TP {tp} FP {fp} FN {fn})"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--write", action="store_true", help="rewrite the fitted block of memory_plugin/claude/capture.py")
+def weights_data(bias: float, weights: dict[str, float], threshold: float,
+                 capture_sets: list[str], prompt_sets: list[str], commit: str) -> dict:
+    """The weights file's content: what capture.py reads (bias, threshold, weights heaviest first) and
+    what the fit saw (`fit_on`: the sets, and the commit whose features it fit; features change, so a
+    refit at a later commit may differ)."""
+    return {"bias": round(bias, 3), "threshold": round(threshold, 2),
+            "weights": dict(sorted(weights.items(), key=lambda kv: -kv[1])),
+            "fit_on": {"capture_sets": capture_sets, "prompt_sets": prompt_sets, "commit": commit}}
+
+
+def write_weights(path: Path, data: dict) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dev", type=Path, default=ROOT / "bench" / "dev", help="folder of the dev sets")
+    ap.add_argument("--capture-sets", nargs="+", metavar="NAME", help="capture sets by file stem (default: every capture-dev*.yaml)")
+    ap.add_argument("--prompt-sets", nargs="+", metavar="NAME", help="prompt sets by file stem (default: every prompts-*.yaml)")
+    ap.add_argument("--write", action="store_true", help="write the weights to --out")
+    ap.add_argument("--out", type=Path, default=WEIGHTS_FILE, help="the weights file (default: the one capture.py loads)")
     ap.add_argument("--errors", action="store_true", help="list the dev prompts the all-data fit gets wrong")
-    a = ap.parse_args()
-    folds, extra = load()
+    a = ap.parse_args(argv)
+    capture_sets = sets(a.dev, "capture-dev*.yaml", a.capture_sets)
+    prompt_sets = sets(a.dev, "prompts-*.yaml", a.prompt_sets)
+    folds, extra = load(capture_sets, prompt_sets)
     print("leave-one-set-out (fit on the other capture sets + prompt sets, threshold on them):")
     ps, rs = [], []
     for held in folds:
@@ -174,15 +216,10 @@ def main() -> None:
                 if (s >= t) != q["y"]:
                     print(f"  {k} {q['id']} y={q['y']} p={s:.2f}: {q['prompt'][:100]!r}")
     if a.write:
-        block = ["# FIT-START", f"BIAS = {b:.3f}", "WEIGHTS: dict[str, float] = {"]
-        for n, v in sorted(w.items(), key=lambda kv: -kv[1]):
-            block.append(f"    {n!r}: {v},")
-        block += ["}", f"THRESHOLD = {t:.2f}", "# FIT-END"]
-        path = ROOT / "memory_plugin" / "capture.py"
-        text = path.read_text()
-        text = re.sub(r"# FIT-START.*?# FIT-END", "\n".join(block), text, flags=re.S)
-        path.write_text(text)
-        print(f"wrote {path.relative_to(ROOT)}")
+        commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip() or "unknown"
+        write_weights(a.out, weights_data(b, w, t, [f.stem for f in capture_sets], [f.stem for f in prompt_sets], commit))
+        print(f"wrote {a.out}")
 
 
 if __name__ == "__main__":
