@@ -65,6 +65,8 @@ def test_wheel_ships_plugin_files_skills_and_eval_data(wheel):
         assert f"memory_plugin/_data/{rel}" in names, rel
     assert any(n.startswith("memory_plugin/_data/fixtures/vault/") and n.endswith(".md") for n in names)
     assert "memory_plugin/outputs/view_template.html" in names
+    assert "memory_plugin/claude/capture_weights.json" in names  # the prompt hook reads it at import
+    assert "memory_plugin/memory/gitleaks_rules.toml" in names
 
 
 def test_commands_run_from_the_installed_wheel(venv, tmp_path):

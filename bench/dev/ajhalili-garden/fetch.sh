@@ -4,8 +4,7 @@
 # repository files (.obsidian/, .vscode/, scripts/, .gitattributes, .gitignore, .gitpod.yml, .markdownlint.yaml,
 # .wakatime-project, AUHTORS, CONTRIBUTORS, LICENSE): 63 markdown notes; non-markdown files written empty.
 # The repository's LICENSE (the CC-BY-SA-4.0 legal code) is copied beside the vault as DIR/../LICENSE.
-# In this workplace: `python3 bench/lay_evaldata.py --only ajhalili-garden` from the fetch tool's snapshot lays the
-# same files at /work/evaldata/ajhalili-garden/vault.
+# Or: `python3 bench/lay_evaldata.py --only ajhalili-garden` from a local git mirror of the repository (`--mirror`) lays the same files at $MEMORY_PLUGIN_EVALDATA/ajhalili-garden/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=cd4b4c5ad095dddef7b3355a9cba729acc1464f3

@@ -2,8 +2,7 @@
 # Materialise the dev vault: the Obsidian Dataview plugin docs (blacksmithgu/obsidian-dataview
 # docs/docs/, MIT) at commit 5ad0994, folder docs/docs/ laid as DIR/docs/ (24 markdown notes);
 # non-markdown files written empty. The repository's LICENSE.txt is copied as DIR/../LICENSE.
-# In this workplace: `python3 bench/lay_evaldata.py --only dataview-docs` from the fetch tool's
-# snapshot lays the same files at /work/evaldata/dataview-docs/vault.
+# Or: `python3 bench/lay_evaldata.py --only dataview-docs` from a local git mirror (`--mirror`) snapshot lays the same files at $MEMORY_PLUGIN_EVALDATA/dataview-docs/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=5ad0994

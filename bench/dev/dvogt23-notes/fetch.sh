@@ -3,8 +3,7 @@
 # README.md; there is no LICENSE file) at commit 7441a46323c50b194434f35759d1672d875d569a, folder Notes/ laid as
 # DIR/ (103 markdown notes); non-markdown files written empty. README.md is copied beside the vault as
 # DIR/../LICENSE.
-# In this workplace: `python3 bench/lay_evaldata.py --only dvogt23-notes` from the fetch tool's snapshot lays the
-# same files at /work/evaldata/dvogt23-notes/vault.
+# Or: `python3 bench/lay_evaldata.py --only dvogt23-notes` from a local git mirror of the repository (`--mirror`) lays the same files at $MEMORY_PLUGIN_EVALDATA/dvogt23-notes/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=7441a46323c50b194434f35759d1672d875d569a

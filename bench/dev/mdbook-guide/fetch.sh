@@ -2,8 +2,7 @@
 # Materialise the dev vault: the mdBook user guide (rust-lang/mdBook guide/src/, MPL-2.0) at commit
 # 641d06ab, folder guide/src/ laid as DIR/src/ (35 markdown notes); non-markdown files written empty.
 # The repository's LICENSE is copied beside the vault as DIR/../LICENSE.
-# In this workplace: `python3 bench/lay_evaldata.py --only mdbook-guide` from the fetch tool's snapshot
-# lays the same files at /work/evaldata/mdbook-guide/vault.
+# Or: `python3 bench/lay_evaldata.py --only mdbook-guide` from a local git mirror of the repository (`--mirror`) lays the same files at $MEMORY_PLUGIN_EVALDATA/mdbook-guide/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=641d06ab

@@ -2,10 +2,10 @@
 # Materialise the dev vault: the Quartz 4 documentation (jackyzha0/quartz docs/, MIT, Copyright (c) 2021
 # jackyzha0) as carried in the fork LesleyLai/digital-garden at commit
 # 6581960271f74bd75e29b66217fe0e23999577d2, folder docs/ only (70 markdown notes), into DIR.
-# (The upstream repository is over the snapshot size limit in this workplace, hence the fork.)
+# (The fork is used because the upstream repository is much larger.)
 # Non-markdown files (images) are written empty; wikilinks and embeds to them still resolve.
 # The repository's LICENSE.txt is copied beside the vault as DIR/../LICENSE.
-# In this session it is laid at /work/evaldata/quartz-docs/vault.
+# In this session it is laid at $MEMORY_PLUGIN_EVALDATA/quartz-docs/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=6581960271f74bd75e29b66217fe0e23999577d2
