@@ -105,7 +105,11 @@ def test_duplicate_pairs_point_at_existing_notes(name):
                                   "../dev/prompts-dvogt23-notes.yaml"])
 def test_prompt_sets_point_at_existing_notes(name):
     data = _load(EVAL / name)
-    vault = (ROOT / data["vault"]).resolve()
+    if "vault" in data:  # the sets over the repository's own vaults name them
+        vault = (ROOT / data["vault"]).resolve()
+    else:  # the others run over EVALDATA/<set>/vault (bench/lay_evaldata.py)
+        laid = os.environ.get("MEMORY_PLUGIN_EVALDATA", "")
+        vault = Path(laid, Path(name).stem.removeprefix("prompts-"), "vault") if laid else ROOT / "no-evaldata"
     if not vault.is_dir():
         pytest.skip(f"{vault} is not laid out on this machine")
     ids = [p["id"] for p in data["prompts"]]
@@ -120,7 +124,7 @@ def test_prompt_sets_point_at_existing_notes(name):
         if p["kind"] == "answerable":
             assert p["expected"], p["id"]
         for rel in p["expected"]:
-            assert (vault / rel).is_file(), f"{p['id']}: {rel} not in {data['vault']}"
+            assert (vault / rel).is_file(), f"{p['id']}: {rel} not in {vault}"
 
 
 def test_prompt_sets_cover_issue_13_minimums():
