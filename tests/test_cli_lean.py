@@ -35,6 +35,37 @@ def test_other_forms_go_to_click(argv):
     assert cli_lean.parse(argv) is None
 
 
+PLAIN = [
+    ["job queue"], ["job queue", "--json"], ["--json", "job queue", "--type", "decision", "--budget", "80"],
+    ["x", "--history", "--project", "atlas"], [""], ["x", "--budget", "007"], ["--history", "x", "--json"],
+]
+
+
+def _click_query():
+    from memory_plugin.cli import main
+
+    main._register_commands()
+    return main.cli.commands["query"]
+
+
+def test_every_option_of_the_click_query_is_known_to_the_lean_parser():
+    """Both parsers come from lean.QUERY_OPTIONS: the click command has exactly those options,
+    under the same keywords, and TEXT."""
+    cmd = _click_query()
+    params = {p.name: p for p in cmd.params}
+    assert [p.name for p in cmd.params] == ["text"] + [o.key for o in cli_lean.QUERY_OPTIONS]
+    for o in cli_lean.QUERY_OPTIONS:
+        assert params[o.key].opts == [o.flag] and params[o.key].is_flag == (o.kind == "flag")
+
+
+@pytest.mark.parametrize("args", PLAIN)
+def test_the_lean_parser_reads_what_click_reads(args):
+    cmd = _click_query()
+    with cmd.make_context("query", list(args)) as ctx:
+        expected = ctx.params
+    assert cli_lean.parse(["query", *args])[1] == expected
+
+
 def test_completion_and_odd_streams_go_to_click(monkeypatch):
     monkeypatch.setenv("_MEMORY_PLUGIN_COMPLETE", "bash_complete")
     assert cli_lean.main(["query", "x"]) is None

@@ -126,14 +126,31 @@ def test_plugin_manifests_say_what_the_code_does():
     market = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
     assert plugin["name"] == "memory-plugin" and plugin["version"] and plugin["description"]
     assert market["plugins"][0]["name"] == "memory-plugin" and market["plugins"][0]["source"] == "./"
-    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
-    from memory_plugin.claude.install import EVENTS
-    for event, (matcher, arg) in EVENTS.items():
-        group = hooks[event][0]
-        assert group.get("matcher") == matcher
-        h = group["hooks"][0]
-        assert h["command"] == "${CLAUDE_PLUGIN_ROOT}/hooks/run" and h["args"] == [arg]
     assert os.access(ROOT / "hooks" / "run", os.X_OK)
+
+
+def test_hooks_json_is_the_table_of_hook_events():
+    """hooks/hooks.json is hooks.HOOKS as the plugin route runs it: the same events, matchers,
+    verbs and timeouts as install writes, and each verb dispatched by run_hook."""
+    from memory_plugin.claude import hooks as H
+    from memory_plugin.claude.install import plugin_hooks
+
+    shipped = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+    assert shipped == plugin_hooks(), "hooks/hooks.json differs from hooks.HOOKS: " + json.dumps(plugin_hooks())
+    assert list(H.HANDLERS) == [h.verb for h in H.HOOKS] and all(callable(h.handler) for h in H.HOOKS)
+
+
+def test_install_writes_one_entry_per_hook_event():
+    from memory_plugin.claude import hooks as H
+    from memory_plugin.claude.install import with_ours
+
+    out = with_ours({}, "/bin/memory-plugin")["hooks"]
+    assert list(out) == [h.event for h in H.HOOKS]
+    for h in H.HOOKS:
+        [group] = out[h.event]
+        assert group.get("matcher") == h.matcher
+        assert group["hooks"] == [{"type": "command", "command": "/bin/memory-plugin", "args": ["hook", h.verb],
+                                   "timeout": h.timeout}]
 
 
 def test_plugin_hook_without_installed_command_says_how_to_install(tmp_path):

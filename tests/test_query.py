@@ -301,8 +301,8 @@ def test_plain_bm25s_best_note_keeps_its_place(conn, monkeypatch):
     cfg, c = conn
     text = "how do we roll out a release safely?"
     best = Q.baseline(c, text, limit=1)[0]
-    monkeypatch.setitem(Q.R.LIST_WEIGHT, "lexical", 0.0)
-    monkeypatch.setitem(Q.R.LIST_WEIGHT, "forms", 0.0)
+    monkeypatch.setattr(Q.R.RETRIEVER["lexical"], "weight", 0.0)
+    monkeypatch.setattr(Q.R.RETRIEVER["forms"], "weight", 0.0)
 
     def top(n):
         return [i["path"] for i in Q.query(cfg, c, text, record=False, project="", semantic=False,

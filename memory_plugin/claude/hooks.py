@@ -19,7 +19,6 @@ INLINE_NOTE_BYTES = 512 * 1024
 # reads every supersedes link and the project catalogue, which grows with the vault (bench/RESULTS.md).
 BRIEF_INLINE_MAX_NOTES = 20_000
 DISABLE = "MEMORY_PLUGIN_DISABLE"
-EVENTS = ("session-start", "user-prompt-submit", "post-tool-use", "session-end")
 
 
 # ---------------------------------------------------------------- plumbing
@@ -339,21 +338,35 @@ def _configured_cache_dir() -> str | None:
         return None
 
 
+class HookContext:
+    """What a handler leaves for run_hook, which logs and records it: `cache_dir` (where the error
+    goes; None until the config is read), `emitted` (SessionStart printed its context: a failure after
+    that prints no second one), `error` (done, but something went wrong on the way) and `doctor`
+    (`memory-plugin doctor` times this run: nothing is written)."""
+    __slots__ = ("cache_dir", "emitted", "error", "doctor")
+
+    def __init__(self, doctor: bool = False):
+        self.cache_dir: str | None = None
+        self.emitted = False
+        self.error: str | None = None
+        self.doctor = doctor
+
+
 class _Quiet(Exception):
     """Nothing to do (not an error)."""
 
 
 # ---------------------------------------------------------------- SessionStart
 
-def session_start(payload: dict, ctx: dict) -> None:
+def session_start(payload: dict, ctx: HookContext) -> None:
     from ..outputs import brief
 
     cfg = _load_cfg()
-    ctx["cache_dir"] = str(cfg.cache_dir)
+    ctx.cache_dir = str(cfg.cache_dir)
     if cfg.vault is None:
         _emit_context("memory-plugin is installed but no vault is configured: run "
                       "`memory-plugin install --vault PATH` to give sessions the vault's memory.")
-        ctx["emitted"] = True
+        ctx.emitted = True
         return
     cfg.require_vault()
     cfg.ensure_cache_dir()
@@ -382,7 +395,7 @@ def session_start(payload: dict, ctx: dict) -> None:
         _emit_context(f"memory-plugin: the memory of the vault {esc(cfg.vault)} is being built in the "
                       "background; it will be in the next session's brief."
                       + (f" Last hook error: {esc(error)}" if error else ""))
-        ctx["emitted"] = True
+        ctx.emitted = True
         return
     synced_at = None
     for stamp in ("sync.stamp", "rebuild.stamp"):  # the later one; a future one makes the brief say stale
@@ -396,12 +409,12 @@ def session_start(payload: dict, ctx: dict) -> None:
     text = brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error, stale_after_hours=cfg.stale_after_hours,
                          syncing=syncing, synced_at=synced_at)
     _emit_context(text)
-    ctx["emitted"] = True
+    ctx.emitted = True
 
 
 # ---------------------------------------------------------------- PostToolUse
 
-def post_tool_use(payload: dict, ctx: dict) -> None:
+def post_tool_use(payload: dict, ctx: HookContext) -> None:
     ti = payload.get("tool_input")
     if not isinstance(ti, dict):
         raise _Quiet
@@ -409,7 +422,7 @@ def post_tool_use(payload: dict, ctx: dict) -> None:
     if not isinstance(fp, str) or not fp.lower().endswith(".md"):
         raise _Quiet
     cfg = _load_cfg()
-    ctx["cache_dir"] = str(cfg.cache_dir)
+    ctx.cache_dir = str(cfg.cache_dir)
     if cfg.vault is None:
         raise _Quiet
     from ..core.paths import vault_rel
@@ -474,11 +487,11 @@ def refresh_brief(cfg) -> bool:
 
 # ---------------------------------------------------------------- SessionEnd
 
-def session_end(payload: dict, ctx: dict) -> None:
+def session_end(payload: dict, ctx: HookContext) -> None:
     from ..memory import journal
 
     cfg = _load_cfg()
-    ctx["cache_dir"] = str(cfg.cache_dir)
+    ctx.cache_dir = str(cfg.cache_dir)
     if cfg.vault is None:
         raise _Quiet
     cfg.require_vault()
@@ -503,7 +516,7 @@ def session_end(payload: dict, ctx: dict) -> None:
     rel = journal.journal_rel(cfg.journal_folder, now)
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
-    if ctx["doctor"]:  # `memory-plugin doctor` times this path without writing
+    if ctx.doctor:  # `memory-plugin doctor` times this path without writing
         return
     journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now)
     try:
@@ -514,7 +527,7 @@ def session_end(payload: dict, ctx: dict) -> None:
         start_worker(cfg, "reindex", rel)  # indexing the journal note may wait on a lock: detached
 
 
-def _public_now(cfg, paths: list[str], ctx: dict) -> list[str]:
+def _public_now(cfg, paths: list[str], ctx: HookContext) -> list[str]:
     """The touched notes that are public at this moment: the file is still where it was, inside the
     vault by its real path and outside excluded folders, its own frontmatter does not say private
     (privacy.says_private, the parser's definition) and the index does not say private either. A note
@@ -535,7 +548,7 @@ def _public_now(cfg, paths: list[str], ctx: dict) -> list[str]:
             finally:
                 conn.close()
         except Exception as e:  # noqa: BLE001 - a broken index must not cost the journal entry
-            ctx["error"] = f"private notes checked from their files only: {type(e).__name__}: {e}"
+            ctx.error = f"private notes checked from their files only: {type(e).__name__}: {e}"
     out = []
     for p in paths:
         if p in private or vault_rel(cfg.vault, p, cfg.exclude) != p:
@@ -670,13 +683,13 @@ def _embed_in_background(cfg) -> None:
         raise err
 
 
-def user_prompt_submit(payload: dict, ctx: dict) -> None:
+def user_prompt_submit(payload: dict, ctx: HookContext) -> None:
     """Recall and capture for one prompt (prompt_hook.py); nothing to do is quiet."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str) or not prompt.strip():
         raise _Quiet
     cfg = _load_cfg()
-    ctx["cache_dir"] = str(cfg.cache_dir)
+    ctx.cache_dir = str(cfg.cache_dir)
     if cfg.vault is None or not (cfg.prompt_recall or cfg.prompt_capture):
         raise _Quiet
     from ..semantic import models
@@ -688,11 +701,33 @@ def user_prompt_submit(payload: dict, ctx: dict) -> None:
     if out["text"]:
         prompt_hook.emit(out["text"])
     if out["notice"]:  # answered lexically: logged, and surfaced in the next brief and by doctor
-        ctx["error"] = out["notice"]
+        ctx.error = out["notice"]
 
 
-HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit,
-            "post-tool-use": post_tool_use, "session-end": session_end}
+# ---------------------------------------------------------------- the events, in one table
+
+class Hook:
+    """One Claude Code hook event the plugin answers: `event` (Claude Code's name), `verb` (the
+    argument of `memory-plugin hook` and of the plugin's hooks/run), `matcher` (None: every
+    occurrence), `timeout` (seconds) and `handler`. install writes the settings entries from it,
+    run_hook dispatches by it and tests/test_install.py checks hooks/hooks.json against it."""
+    __slots__ = ("event", "verb", "matcher", "timeout", "handler")
+
+    def __init__(self, event: str, verb: str, matcher: str | None, timeout: int, handler):
+        self.event, self.verb, self.matcher, self.timeout, self.handler = event, verb, matcher, timeout, handler
+
+
+# Timeouts are the same in hooks.json and settings.json, though Claude Code reads them differently:
+# a plugin's SessionEnd timeout does not raise that event's shared 1.5 s budget, a settings file's
+# does (up to 60 s); session_end stays well inside 1.5 s either way (its slow part is detached).
+HOOKS = (
+    Hook("SessionStart", "session-start", "startup|resume|clear|compact", 10, session_start),
+    Hook("UserPromptSubmit", "user-prompt-submit", None, 10, user_prompt_submit),
+    # NotebookEdit carries notebook_path; MultiEdit no longer exists
+    Hook("PostToolUse", "post-tool-use", "Write|Edit|NotebookEdit", 10, post_tool_use),
+    Hook("SessionEnd", "session-end", None, 10, session_end),
+)
+HANDLERS = {h.verb: h.handler for h in HOOKS}
 
 
 def run_hook(argv: list[str]) -> int:
@@ -712,11 +747,11 @@ def run_hook(argv: list[str]) -> int:
             _set_error(d, "background", msg)
         return 0
     handler = HANDLERS.get(event)
-    ctx = {"cache_dir": None, "emitted": False, "error": None, "doctor": False}
+    ctx = HookContext()
     raw = _read_stdin()
     try:
         if handler is None:
-            raise ValueError(f"unknown hook event {event!r}: expected one of {', '.join(EVENTS)}")
+            raise ValueError(f"unknown hook event {event!r}: expected one of {', '.join(HANDLERS)}")
         if len(raw) > MAX_STDIN:
             raise ValueError(f"hook input larger than {MAX_STDIN} bytes: ignored")
         try:
@@ -727,24 +762,24 @@ def run_hook(argv: list[str]) -> int:
             raise ValueError("hook input is not JSON (nested too deep)") from None
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
-        ctx["doctor"] = payload.get("doctor") is True
-        handler(payload, ctx)  # may leave ctx["error"]: done, but something went wrong on the way
+        ctx.doctor = payload.get("doctor") is True
+        handler(payload, ctx)  # may leave ctx.error: done, but something went wrong on the way
     except _Quiet:
         return 0
     except BaseException as e:  # noqa: BLE001 - hooks never fail a session
-        ctx["error"] = f"{type(e).__name__}: {e}"
-        ctx["cache_dir"] = ctx["cache_dir"] or _configured_cache_dir()
-        if event == "session-start" and not ctx["emitted"]:
+        ctx.error = f"{type(e).__name__}: {e}"
+        ctx.cache_dir = ctx.cache_dir or _configured_cache_dir()
+        if event == "session-start" and not ctx.emitted:
             try:
                 from ..core.fence import escape_vault_text
 
                 _emit_context(f"memory-plugin could not load the vault's memory this time "
-                              f"({escape_vault_text(ctx['error'][:300])}). "
+                              f"({escape_vault_text(ctx.error[:300])}). "
                               "Details are in hooks.log; `memory-plugin doctor` explains.")
             except Exception:
                 pass
-    if ctx["error"]:
-        log(ctx["cache_dir"], event, "ERROR", ctx["error"] + (" (doctor timing run)" if ctx["doctor"] else ""))
-    if not ctx["doctor"]:  # `memory-plugin doctor` times SessionEnd: that run neither clears nor adds errors
-        _set_error(ctx["cache_dir"], event, ctx["error"])
+    if ctx.error:
+        log(ctx.cache_dir, event, "ERROR", ctx.error + (" (doctor timing run)" if ctx.doctor else ""))
+    if not ctx.doctor:  # `memory-plugin doctor` times SessionEnd: that run neither clears nor adds errors
+        _set_error(ctx.cache_dir, event, ctx.error)
     return 0

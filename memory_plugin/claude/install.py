@@ -19,15 +19,13 @@ from collections.abc import Collection
 from pathlib import Path
 
 from . import jsonedit
+from .hooks import HOOKS, Hook
 from ..core.errors import SettingsFileError
 from ..core.fsutil import atomic_write
 
-EVENTS = {
-    "SessionStart": ("startup|resume|clear|compact", "session-start"),
-    "UserPromptSubmit": (None, "user-prompt-submit"),
-    "PostToolUse": ("Write|Edit|NotebookEdit", "post-tool-use"),
-    "SessionEnd": (None, "session-end"),
-}
+# {event: (matcher, verb)}, as doctor reads it; the table itself is hooks.HOOKS
+EVENTS = {h.event: (h.matcher, h.verb) for h in HOOKS}
+PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/run"  # the plugin route's hooks/hooks.json runs this
 SKILLS = ("memory-query", "memory-write", "memory-reorganize")
 MARKER = ".installed-by-memory-plugin"
 # Lets Claude run the skills' `memory-plugin ...` commands through its Bash tool without asking
@@ -192,16 +190,25 @@ def with_ours(settings: dict, exe: str) -> dict:
     hooks = out.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise SettingsFileError("`hooks` in the settings file is not an object: fix it and run install again")
-    for event, (matcher, arg) in EVENTS.items():
-        group: dict = {}
-        if matcher:
-            group["matcher"] = matcher
-        group["hooks"] = [{"type": "command", "command": exe, "args": ["hook", arg], "timeout": 10}]
+    for h in HOOKS:
+        event, group = h.event, hook_group(h, exe, ["hook", h.verb])
         hooks.setdefault(event, [])
         if not isinstance(hooks[event], list):
             raise SettingsFileError(f"`hooks.{event}` in the settings file is not a list: fix it and run install again")
         hooks[event].append(group)
     return out
+
+
+def hook_group(h: Hook, command: str, args: list[str]) -> dict:
+    """The entry of one event in a settings file's or hooks.json's `hooks.<Event>` list."""
+    group: dict = {"matcher": h.matcher} if h.matcher else {}
+    group["hooks"] = [{"type": "command", "command": command, "args": args, "timeout": h.timeout}]
+    return group
+
+
+def plugin_hooks() -> dict:
+    """What hooks/hooks.json's `hooks` must be (tests/test_install.py checks the file against it)."""
+    return {h.event: [hook_group(h, PLUGIN_COMMAND, [h.verb])] for h in HOOKS}
 
 
 def render(settings: dict, old_text: str | None = None) -> str:

@@ -16,6 +16,8 @@ import json
 import os
 import time
 
+from ..search import retrieve as R
+
 MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: never slower
 # Recall reads the prompt's head only: its opening sentence or two, where a prompt says what it is about
 # (about 50 word pieces; every prompt of the eval sets is shorter). Encoding the prompt costs in
@@ -159,7 +161,7 @@ ITEM_RULE = {
     "specific": 1.5,
     "lexical_specific": 2.5,  # ... lexical only (no second retriever to agree)
 }
-WORD_RETRIEVERS = ("lexical", "forms", "names")
+WORD_RETRIEVERS = tuple(r.name for r in R.RETRIEVERS if r.words)
 
 
 def agreed(item: dict, items: list[dict], semantic_on: bool, evidence: dict | None = None) -> bool:
@@ -216,7 +218,6 @@ def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
     import math
 
     from ..search import query as Q
-    from ..search import retrieve as R
 
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     idf = R.idf_weights(conn, Q.parse_question(prompt)["content"], n_notes)

@@ -17,7 +17,7 @@ class HookUsageError(MemoryPluginError):
 
 def register(cli: click.Group) -> None:
     from .base import echo_json
-    from ..claude.hooks import HANDLERS
+    from ..claude.hooks import HANDLERS, HOOKS
 
     @cli.command("hook")
     @click.argument("event", type=click.Choice(sorted(HANDLERS)), metavar="EVENT")
@@ -38,7 +38,8 @@ def register(cli: click.Group) -> None:
                 os.environ[var] = str(Path(value).expanduser().absolute())
         raise SystemExit(hooks.run_hook([event]))
 
-    @cli.command()
+    @cli.command(help=f"Register the hooks ({', '.join(h.event for h in HOOKS)}) in ~/.claude/settings.json, "
+                      "allow the skills' commands, install the skills and build the vault's index.")
     @click.option("--vault", "vault", type=click.Path(path_type=Path), help="Record this vault in the user config.")
     @click.option("--settings", "settings", type=click.Path(path_type=Path),
                   help="Settings file (default ~/.claude/settings.json).")
@@ -51,8 +52,6 @@ def register(cli: click.Group) -> None:
     @click.option("--no-build", is_flag=True, help="Do not build the index now (the first session builds it).")
     @click.pass_obj
     def install(c, vault, settings, dry_run, no_permissions, permissions_only, no_build):
-        """Register the three hooks in ~/.claude/settings.json, allow the skills' commands, install the
-        skills and build the vault's index."""
         import sys
 
         from ..claude import install as I

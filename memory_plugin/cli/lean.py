@@ -2,8 +2,8 @@
 (a third of a lexical query's whole process at 10k notes), and `query` is what the skills run.
 
 `main` takes the plain forms only: the global options --vault/--cache-dir/--config each with a
-value, then `query`, one TEXT and --type/--project/--budget VALUE, --json, --history, each at most
-once, in any order. Anything else (--help, --version, `--opt=value`, a value or TEXT starting
+value, then `query`, one TEXT and the options of QUERY_OPTIONS (--type/--project/--budget VALUE,
+--json, --history), each at most once, in any order. Anything else (--help, --version, `--opt=value`, a value or TEXT starting
 with `-`, a repeated or unknown option, a budget that is not plain digits, shell completion, a
 standard stream click would re-wrap) returns None and the click command handles it, so help,
 usage errors and their wording stay click's. What is printed, the one-line errors and the exit
@@ -15,14 +15,32 @@ import os
 import sys
 
 GLOBAL = {"--vault": 0, "--cache-dir": 1, "--config": 2}
-FLAGS = ("--json", "--history")
-VALUED = ("--type", "--project", "--budget")
+
+
+class Option:
+    """One option of `query`: `flag`, the keyword `answer` takes it as (`key`), `kind` ("text",
+    "int" or "flag": no value) and `help`. QUERY_OPTIONS builds both parsers: this module's and
+    the click command (memory_cmds), in this order (the order of `query --help`)."""
+    __slots__ = ("flag", "key", "kind", "help")
+
+    def __init__(self, flag: str, key: str, kind: str, help: str):
+        self.flag, self.key, self.kind, self.help = flag, key, kind, help
+
+
+QUERY_OPTIONS = (
+    Option("--type", "type_", "text", "Only notes of this type (decision, pitfall, convention, ...)."),
+    Option("--project", "project", "text", "Put this project's notes first (default: from the working folder)."),
+    Option("--history", "history", "flag", "Superseded and retracted notes first."),
+    Option("--budget", "budget", "int", "Answer size in tokens, text or JSON (default 1500, at least 50; 4 chars each)."),
+    Option("--json", "as_json", "flag", "Print JSON."),
+)
+OPTION = {o.flag: o for o in QUERY_OPTIONS}
 COMPLETE_VAR = "_MEMORY_PLUGIN_COMPLETE"  # click's shell completion for prog_name memory-plugin
 
 
 def parse(argv: list[str]) -> tuple[list, dict] | None:
-    """([vault, cache_dir, config_file], {text, type_, project, history, budget, as_json}) for the
-    plain forms of `query` (see the module's doc), else None."""
+    """([vault, cache_dir, config_file], {text, and each of QUERY_OPTIONS by its key}) for the plain
+    forms of `query` (see the module's doc), else None."""
     g: list = [None, None, None]
     i = 0
     while i < len(argv) and argv[i] != "query":
@@ -38,31 +56,31 @@ def parse(argv: list[str]) -> tuple[list, dict] | None:
     rest = argv[i + 1:]
     j = 0
     while j < len(rest):
-        t = rest[j]
-        if t in FLAGS:
-            if t in opts:
+        o = OPTION.get(rest[j])
+        if o is not None:
+            if o.key in opts:
                 return None
-            opts[t] = True
-            j += 1
-        elif t in VALUED:
-            if t in opts or j + 1 >= len(rest) or rest[j + 1].startswith("-"):
+            if o.kind == "flag":
+                opts[o.key] = True
+                j += 1
+                continue
+            if j + 1 >= len(rest) or rest[j + 1].startswith("-"):
                 return None
-            opts[t] = rest[j + 1]
+            value = rest[j + 1]
+            if o.kind == "int":
+                if not (value.isascii() and value.isdigit()):
+                    return None
+                value = int(value)
+            opts[o.key] = value
             j += 2
-        elif t.startswith("-") or text is not None:
+        elif rest[j].startswith("-") or text is not None:
             return None
         else:
-            text = t
+            text = rest[j]
             j += 1
     if text is None:
         return None
-    budget = opts.get("--budget")
-    if budget is not None:
-        if not (budget.isascii() and budget.isdigit()):
-            return None
-        budget = int(budget)
-    return g, {"text": text, "type_": opts.get("--type"), "project": opts.get("--project"),
-               "history": bool(opts.get("--history")), "budget": budget, "as_json": bool(opts.get("--json"))}
+    return g, {"text": text, **{o.key: opts.get(o.key, False if o.kind == "flag" else None) for o in QUERY_OPTIONS}}
 
 
 def _plain_stream(f) -> bool:
@@ -157,7 +175,7 @@ def main(argv: list[str]) -> int | None:
             from ..core.config import load_config
 
             cfg = load_config(vault=vault, cache_dir=cache_dir, config_file=config_file)
-            answer(cfg, a["text"], a["type_"], a["project"], a["history"], a["budget"], a["as_json"])
+            answer(cfg, **a)
         except (EOFError, KeyboardInterrupt):  # click: a blank line, then Abort -> cli.run
             print(file=sys.stderr)  # click.echo(file=sys.stderr)
             sys.stderr.flush()

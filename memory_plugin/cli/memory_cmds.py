@@ -59,21 +59,24 @@ def _memory_project(c: Ctx, type_: str, project: str | None, no_project: bool) -
     return name, f"{name} (from {m.via}; --no-project for none)"
 
 
-def register(cli: click.Group) -> None:
-    @cli.command()
-    @click.argument("text")
-    @click.option("--type", "type_", help="Only notes of this type (decision, pitfall, convention, ...).")
-    @click.option("--project", help="Put this project's notes first (default: from the working folder).")
-    @click.option("--history", is_flag=True, help="Superseded and retracted notes first.")
-    @click.option("--budget", type=int, default=None,
-                  help="Answer size in tokens, text or JSON (default 1500, at least 50; 4 chars each).")
-    @json_opt
-    @click.pass_obj
-    def query(c: Ctx, text, type_, project, history, budget, as_json):
-        """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
-        from .lean import answer  # also run without click for the plain forms (__main__)
+def query_option(o):
+    """The click option of one of lean.QUERY_OPTIONS."""
+    if o.kind == "flag":
+        return click.option(o.flag, o.key, is_flag=True, help=o.help)
+    return click.option(o.flag, o.key, type=int if o.kind == "int" else None, default=None, help=o.help)
 
-        answer(c.cfg, text, type_, project, history, budget, as_json, out=click.echo)
+
+def register(cli: click.Group) -> None:
+    from .lean import QUERY_OPTIONS, answer  # answer also runs without click for the plain forms (__main__)
+
+    def query(c: Ctx, text, **opts):
+        """What do we know about TEXT? Notes ranked and grouped by kind, with why each was returned."""
+        answer(c.cfg, text, **opts, out=click.echo)
+
+    query = click.pass_obj(query)
+    for o in reversed(QUERY_OPTIONS):  # the lean parser reads the same table (cli/lean.py)
+        query = query_option(o)(query)
+    cli.command()(click.argument("text")(query))
 
     @cli.command()
     @click.argument("text")

@@ -19,7 +19,9 @@ from ..core.config import Config
 from ..core.errors import MemoryPluginError
 
 KINDS = ("keyword", "paraphrase", "alias", "graph-bridge", "bridge", "type-filtered", "temporal", "negative")
-SYSTEMS = ("query", "lexical", "semantic", "baseline")  # JSON keys: query is the product (hybrid)
+# JSON keys: query is the product (hybrid), lexical the same without semantic, semantic that
+# retriever alone (retrieve.RETRIEVERS), baseline plain BM25
+SYSTEMS = ("query", "lexical", "semantic", "baseline")
 LABELS = {"query": "hybrid", "lexical": "lexical", "semantic": "semantic", "baseline": "BM25"}
 
 
@@ -81,19 +83,14 @@ def _score(ranked: list[str], expect: list[str]) -> dict:
     return {"r1": r1, "r5": r5, "mrr": rr, "kept": 1.0 if ranked else 0.0}
 
 
-def semantic_only(cfg: Config, conn: sqlite3.Connection, q: dict) -> list[str] | None:
-    """The semantic retriever alone (None when the semantic layer is off)."""
-    from . import query as Q
+def alone(cfg: Config, conn: sqlite3.Connection, q: dict, name: str = "semantic") -> list[str] | None:
+    """One retriever of retrieve.RETRIEVERS alone, its top 10 (None when it cannot run: the
+    semantic layer off)."""
+    from . import query as Q, retrieve as R
 
-    hits, _, _ = Q.semantic_hits(cfg, conn, q["q"])
-    if hits is None:
-        return None
-    ranked = [h.path for h in hits]
-    if q["type"]:
-        ok = {r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type = ? AND path IN ({','.join('?' * len(ranked))})",
-                                         [q["type"], *ranked])}
-        ranked = [p for p in ranked if p in ok]
-    return ranked[:10]
+    parsed = Q.parse_question(q["q"])
+    found = R.RETRIEVER[name].run(R.Ask(cfg, conn, q["q"], parsed["words"], parsed["content"], q["type"]))
+    return None if found is None else [p for p, _ in found[0]][:10]
 
 
 def run(cfg: Config, conn: sqlite3.Connection, questions: list[dict]) -> dict:
@@ -109,7 +106,7 @@ def run(cfg: Config, conn: sqlite3.Connection, questions: list[dict]) -> dict:
                           budget=10**6, limit=10, record=False, semantic=semantic)
             out[system] = [i["path"] for i in res["items"]]
             notice = notice or res["notice"]
-        sem = semantic_only(cfg, conn, q)
+        sem = alone(cfg, conn, q, "semantic")
         if sem is not None:
             out["semantic"], mode = sem, "semantic"
         out["baseline"] = Q.baseline(conn, q["q"], q["type"], limit=10)

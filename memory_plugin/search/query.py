@@ -3,7 +3,7 @@
 Retrieval (retrieve.py): separate retrievers, each a ranked list with its reason: lexical (BM25 over
 title, aliases, tags, headings, summary, body), names (a title, alias, tag or project the question
 names), semantic (close in meaning, when the semantic layer is on) and graph (neighbours of the best
-candidates over links, typed relations and rare shared tags), fused by Reciprocal Rank Fusion.
+candidates over links, typed relations and rare shared tags), fused (retrieve.RETRIEVERS, retrieve.fuse).
 Then the rules of RULES below (kind asked for, status, journal, history, confidence, recency),
 each one named weight. The current project's notes come first, the others follow, each part best
 first. Superseded and retracted notes sit below their successors, above them when the question is
@@ -147,35 +147,6 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
     return ev["known"] < rule["lexical_known"]
 
 
-def _preload(cfg: Config, conn: sqlite3.Connection) -> None:
-    try:
-        from ..semantic import vectors as semantic
-    except ImportError:
-        return
-    semantic.preload(cfg, conn)
-
-
-def semantic_hits(cfg: Config, conn: sqlite3.Connection, text: str,
-                  stats: dict | None = None) -> tuple[list | None, str, bool]:
-    """(semantic hits, notice, complete) when the semantic layer is on, (None, notice, False) when
-    not: the notice is the one-line reason when semantic search was asked for (extra installed or
-    model configured) but cannot run, "" when lexical is simply the mode. `complete`: every note
-    that can be embedded is (else the semantic score cannot say what the vault lacks)."""
-    try:
-        from ..semantic import vectors as semantic
-    except ImportError:
-        return None, "", False
-    try:
-        # no mode() check first: search raises SemanticUnavailable, whose `expected` says whether
-        # the user asked for semantic search (then the one-line fallback notice is printed)
-        hits = semantic.search(cfg, conn, text, k=R.DEPTH, stats=stats if stats is not None else {})
-        embeddable = conn.execute("SELECT count(*) FROM notes WHERE private = 0 AND skipped = 0").fetchone()[0]
-        return hits, "", (stats or {}).get("notes", 0) >= embeddable
-    except semantic.SemanticUnavailable as e:
-        why = f"semantic search unavailable ({e}); lexical only" if getattr(e, "expected", True) else ""
-        return None, why, False
-
-
 # ---------------------------------------------------------------- notes
 
 def _fetch_rows(conn, paths: list[str]) -> dict[str, dict]:
@@ -244,31 +215,28 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             cands[p] = R.Cand(p, fused=1.0)
     else:
         if semantic:
-            _preload(cfg, conn)  # the model loads while the words are searched
-        lex = R.lexical(conn, q["content"], type_, top=lex_top)
-        R.add(cands, "lexical", [(h[0], h[1]) for h in lex], {h[0]: h[3] for h in lex})
-        forms_top: dict = {}
-        forms = R.lexical(conn, q["content"], type_, forms=True, top=forms_top)
-        floors = R.lexical_floors({"lexical": (lex, lex_top), "forms": (forms, forms_top)})
-        R.add(cands, "forms", [(h[0], h[1]) for h in forms], {h[0]: h[3] for h in forms})
+            R.preload(cfg, conn)  # the model loads while the words are searched
+        ask = R.Ask(cfg, conn, text, q["words"], q["content"], type_, semantic)
+        for r in R.RETRIEVERS:
+            if not r.after_fusion and (found := r.run(ask)) is not None:
+                ask.found[r.name] = found
+                R.add(cands, r.name, *found)
+        lex, forms = ask.hits["lexical"], ask.hits["forms"]
+        lex_top = ask.tops["lexical"]
+        floors = R.lexical_floors({n: (ask.hits[n], ask.tops[n]) for n in ("lexical", "forms")})
         for h in lex + forms:  # the question's words each note has (the prompt hook weighs them)
             matched.setdefault(h[0], set()).update(h[2])
         lex = lex or forms
-        named, nwhy = R.names(conn, q["words"], q["content"], type_)
-        R.add(cands, "names", named, nwhy)
+        named, nwhy = ask.found["names"]
         ev["named"] = any(w.endswith(" named in the question") for w in nwhy.values())
         ev["named_w"] = max((w for _, w in named), default=0.0)
-        stats: dict = {}
-        sem, res["notice"], complete = semantic_hits(cfg, conn, text, stats) if semantic else (None, "", False)
+        res["notice"] = ask.notice
+        sem = ask.sem
         if sem is not None:
-            ok = R.public(conn, [h.path for h in sem], type_, by="path")
-            sem = [h for h in sem if h.path in ok]
-            R.add(cands, "semantic", [(h.path, h.score) for h in sem],
-                   {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in sem})
             top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
-            mean, sd = stats.get("calibration", (0.5, 1.0))
+            mean, sd = ask.stats.get("calibration", (0.5, 1.0))
             sem_top = sem[0].score if sem else 0.0
-            ev.update(semantic=complete, sem_top=sem_top, sem_z=(sem_top - mean) / sd,
+            ev.update(semantic=ask.complete, sem_top=sem_top, sem_z=(sem_top - mean) / sd,
                       agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
@@ -288,9 +256,11 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
         R.fuse(cands, floors=floors)
-        seeds = sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]
-        near, gwhy = R.graph(conn, [(c.path, c.fused) for c in seeds], type_)
-        R.add(cands, "graph", near, gwhy)
+        ask.seeds = [(c.path, c.fused) for c in sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]]
+        for r in R.RETRIEVERS:
+            if r.after_fusion and (found := r.run(ask)) is not None:
+                ask.found[r.name] = found
+                R.add(cands, r.name, *found)
         R.fuse(cands, semantic=sem is not None, floors=floors)
     if not cands:
         return pack(res, [], budget, as_json)
@@ -361,7 +331,7 @@ def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: lis
     plain BM25's when it is public (baseline drops only private ones) and strictly first (a tie
     could be ordered either way), by more than the terms half the notes have, left out of the
     search (retrieve.informative), could add to any note (`slack`). Else baseline's own search."""
-    if ANCHOR["top"] == 1 and R.BM25_WEIGHTS == "1.0, 1.0, 1.0, 1.0, 1.0, 1.0":
+    if ANCHOR["top"] == 1 and R.BM25_WEIGHTS == R.FTS5_DEFAULT_WEIGHTS:
         words = list(dict.fromkeys(w for w in T.words(text) if w not in T.STOPWORDS))
         if not (top and words == content) and words:
             top = R.bm25_search(conn, [f'"{w}"' for w in words], type_, 2)[2]
@@ -390,7 +360,7 @@ def anchored(ranked: list[R.Cand], anchors: dict[str, int]) -> list[R.Cand]:
     return out
 
 
-WHY_ORDER = ("names", "forms", "lexical", "semantic", "graph")  # forms' words include lexical's
+WHY_ORDER = tuple(r.name for r in sorted(R.RETRIEVERS, key=lambda r: r.why_rank))
 
 
 def _historical(r: dict) -> bool:
@@ -401,7 +371,7 @@ def _historical(r: dict) -> bool:
 def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, successors: dict,
           matched: dict[str, set[str]]) -> dict:
     r = rows[c.path]
-    why = [c.why[k] for k in WHY_ORDER if c.why.get(k) and not (k == "lexical" and c.why.get("forms"))]
+    why = [c.why[k] for k in WHY_ORDER if c.why.get(k) and not c.why.get(R.RETRIEVER[k].shadowed_by)]
     if q["intent"] and r["type"] in q["intent"]:
         why.append(f"is a {r['type']}")
     if c.mine:
@@ -503,10 +473,10 @@ def search(conn: sqlite3.Connection, text: str, type_: str | None = None, limit:
     if not ws:
         raise QueryError(f"`{text}` has no words to search for: use letters or digits")
     content = [w for w in ws if w not in T.STOPWORDS] or ws
-    sql = ("SELECT n.path, n.display_title, n.type, n.status, -bm25(fts, " + R.BM25_WEIGHTS + "), "
+    sql = (f"SELECT n.path, n.display_title, n.type, n.status, -bm25(fts, {R.bm25_args()}), "
            "snippet(fts, -1, '[', ']', '…', 14) FROM fts f JOIN notes n ON n.id = f.rowid "
            "WHERE fts MATCH ? AND n.private = 0" + (" AND n.type = ?" if type_ else "")
-           + " ORDER BY bm25(fts, " + R.BM25_WEIGHTS + ") LIMIT ?")
+           + f" ORDER BY bm25(fts, {R.bm25_args()}) LIMIT ?")
     rows = []
     for expr in (T.fts_and(content), T.fts_or(content)):
         rows = conn.execute(sql, [expr] + ([type_] if type_ else []) + [limit]).fetchall()

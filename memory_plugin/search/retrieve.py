@@ -7,7 +7,9 @@ their fusion.
 - names:   a title, alias, tag or project the question names.
 - semantic: close in meaning (semantic.search, when the semantic layer is on).
 - graph:   neighbours of the best fused candidates over links, typed relations and rare shared tags.
-Lists are fused by Reciprocal Rank Fusion (score = sum of weight / (RRF_K + rank)).
+RETRIEVERS, at the end, is the one table of them (name, weight, how each runs) that the fusion, the
+answer's `why`, the prompt hook and the eval read: a new retriever is one function and one row there.
+Lists are fused by CombSUM of their scores (`fuse`).
 """
 from __future__ import annotations
 
@@ -20,29 +22,15 @@ from ..core.record import Record
 from ..core.sqlutil import rows_in
 
 # ---------------------------------------------------------------- the retrieval constants, in one place
-RRF_K = 60  # Reciprocal Rank Fusion constant: the standard value (Cormack, Clarke & Büttcher 2009), not tuned
 DEPTH = 50  # how many candidates each retriever hands to the fusion
 # FTS5 column weights: title, aliases, tags, summary, body, headings (a name is stronger evidence
 # than a word somewhere in the body; headings are short names of sections).
-BM25_WEIGHTS = "1.0, 1.0, 1.0, 1.0, 1.0, 1.0"
+BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+FTS5_DEFAULT_WEIGHTS = (1.0,) * 6  # what bm25(fts) gives each column when called without weights
 # FTS5's bm25 (fts5_aux.c), not ours to set: k1, and the idf it gives a term half the rows have.
 # Each term adds idf * tf(k1 + 1) / (tf + k1 * length norm) < idf * (k1 + 1) to a note's score.
 FTS5_K1, FTS5_ZERO_IDF = 1.2, 1e-6
-LIST_WEIGHT = {
-    # The words count as one retriever (2/3 + 1/3), in two lists: the words themselves and their
-    # stems (testing ~ tests), weaker evidence than the word itself. Ratio and split set on bench/dev.
-    "lexical": 2 / 3,
-    "forms": 1 / 3,
-    "semantic": 1.0,  # cosine rank
-    "names": 1.0,     # a title / alias / tag / project named in the question
-    "graph": 1.0,     # neighbours of the best candidates (their spread score is already below the seed's)
-    "graph_lexical": 0.5,  # ... when the semantic layer is off: words alone give noisier seeds, and on
-                           # bench/dev (logseq, silverbullet, 2-3k links) 0.5 kept lexical above BM25
-                           # where 1.0 fell below (logseq R@5 0.58 vs BM25 0.63); with semantic on
-                           # 1.0 was best (logseq 0.90 vs 0.88 at 0.5)
-}
-FUSION = "score"  # "score" (CombSUM of scaled scores) or "rrf": score won on bench/dev with and without semantic
-MINMAX = {"lexical", "forms", "semantic"}  # lists whose scores are min-max scaled (the others are 0..1)
+# The retrievers' weights in the fusion and which lists are min-max scaled: see RETRIEVERS.
 GRAPH_SEEDS = 8       # the best fused candidates the graph expands from
 EDGE = {
     "link": 0.5, "mdlink": 0.5, "embed": 0.5,  # a plain link from the note
@@ -80,6 +68,11 @@ def content_words(words: list[str], drop=frozenset()) -> list[str]:
                               and (len(w) > 1 or w.isdigit())))
 
 
+def bm25_args() -> str:
+    """BM25_WEIGHTS as bm25()'s SQL arguments: "1.0, 1.0, ..." (floats, so repr is valid SQL)."""
+    return ", ".join(repr(float(w)) for w in BM25_WEIGHTS)
+
+
 def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
     """{id or path: path} of those notes that are neither private nor skipped (and of `type_`)."""
     sql = f"SELECT {by}, path FROM notes WHERE {by} IN ({{in}}) AND private = 0 AND skipped = 0"
@@ -109,8 +102,8 @@ def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None,
     (and of `type_`), else None, "cut": whether common terms were left out, and "slack": at most how
     much they would have added to any note's score)."""
     searched, common = informative(conn, terms)
-    ranked = conn.execute("SELECT rowid, -bm25(fts, " + BM25_WEIGHTS + ") FROM fts WHERE fts MATCH ? "
-                          "ORDER BY bm25(fts, " + BM25_WEIGHTS + ") LIMIT ?", (" OR ".join(searched), limit)).fetchall()
+    ranked = conn.execute(f"SELECT rowid, -bm25(fts, {bm25_args()}) FROM fts WHERE fts MATCH ? "
+                          f"ORDER BY bm25(fts, {bm25_args()}) LIMIT ?", (" OR ".join(searched), limit)).fetchall()
     ok = public(conn, [r[0] for r in ranked], type_)
     head = {"first": ranked[0] if ranked else None, "second": ranked[1] if len(ranked) > 1 else None,
             "path": ok.get(ranked[0][0]) if ranked else None, "cut": common > 0,
@@ -315,27 +308,138 @@ def add(cands: dict[str, Cand], name: str, ranked: list[tuple[str, float]], why:
             c.why[name] = why[path]
 
 
-def fuse(cands: dict[str, Cand], method: str | None = None, semantic: bool = True,
-         floors: dict[str, float] | None = None) -> None:
-    """Set each candidate's fused score from its lists: RRF (sum of weight / (RRF_K + rank)), or
-    CombSUM of the scores, BM25 and cosine min-max scaled over their lists, names and graph as
-    they are (already 0..1: the share of the question named, the spread seed score). `floors`:
-    a list's lowest value for the scaling when its tail was left out (`lexical_floors`)."""
-    method = method or FUSION
-    weight = dict(LIST_WEIGHT, graph=LIST_WEIGHT["graph" if semantic else "graph_lexical"])
-    if method == "rrf":
-        for c in cands.values():
-            c.fused = sum(weight[n] / (RRF_K + r) for n, r in c.ranks.items()) * RRF_K
-        return
+def fuse(cands: dict[str, Cand], semantic: bool = True, floors: dict[str, float] | None = None) -> None:
+    """Set each candidate's fused score from its lists: CombSUM of the scores times each retriever's
+    weight, a `scaled` retriever's scores (BM25, cosine) min-max scaled over its list, the others as
+    they are (already 0..1: the share of the question named, the spread seed score). `semantic`:
+    whether the semantic list took part (a retriever's `weight_lexical` applies when not). `floors`:
+    a list's lowest value for the scaling when its tail was left out (`lexical_floors`). CombSUM beat
+    Reciprocal Rank Fusion on bench/dev with and without semantic."""
     span: dict[str, tuple[float, float]] = {n: (v, v) for n, v in (floors or {}).items()}
     for c in cands.values():
         for n, v in c.raw.items():
             lo, hi = span.get(n, (v, v))
             span[n] = (min(lo, v), max(hi, v))
+    weight = {r.name: r.weight if semantic or r.weight_lexical is None else r.weight_lexical for r in RETRIEVERS}
+    scaled = {r.name for r in RETRIEVERS if r.scaled}
     for c in cands.values():
         total = 0.0
         for n, v in c.raw.items():
             lo, hi = span[n]
-            x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in MINMAX else v
+            x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in scaled else v
             total += weight[n] * x
         c.fused = total
+
+
+# ---------------------------------------------------------------- the retrievers, in one table
+
+def preload(cfg, conn: sqlite3.Connection) -> None:
+    """Start loading the embedding model (in a thread) while the words are searched."""
+    try:
+        from ..semantic import vectors as semantic
+    except ImportError:
+        return
+    semantic.preload(cfg, conn)
+
+
+def semantic_hits(cfg, conn: sqlite3.Connection, text: str,
+                  stats: dict | None = None) -> tuple[list | None, str, bool]:
+    """(semantic hits, notice, complete) when the semantic layer is on, (None, notice, False) when
+    not: the notice is the one-line reason when semantic search was asked for (extra installed or
+    model configured) but cannot run, "" when lexical is simply the mode. `complete`: every note
+    that can be embedded is (else the semantic score cannot say what the vault lacks)."""
+    try:
+        from ..semantic import vectors as semantic
+    except ImportError:
+        return None, "", False
+    try:
+        # no mode() check first: search raises SemanticUnavailable, whose `expected` says whether
+        # the user asked for semantic search (then the one-line fallback notice is printed)
+        hits = semantic.search(cfg, conn, text, k=DEPTH, stats=stats if stats is not None else {})
+        embeddable = conn.execute("SELECT count(*) FROM notes WHERE private = 0 AND skipped = 0").fetchone()[0]
+        return hits, "", (stats or {}).get("notes", 0) >= embeddable
+    except semantic.SemanticUnavailable as e:
+        why = f"semantic search unavailable ({e}); lexical only" if getattr(e, "expected", True) else ""
+        return None, why, False
+
+
+class Ask:
+    """One question as the retrievers see it, and what they leave for the answer: `found` (name ->
+    (ranked [(path, score)], {path: why})) and each one's own extras (`hits`, `tops`, `sem`...)."""
+    __slots__ = ("cfg", "conn", "text", "words", "content", "type_", "semantic", "seeds", "found", "hits",
+                 "tops", "sem", "stats", "notice", "complete")
+
+    def __init__(self, cfg, conn: sqlite3.Connection, text: str, words: list[str], content: list[str],
+                 type_: str | None, semantic: bool = True):
+        self.cfg, self.conn, self.text, self.type_, self.semantic = cfg, conn, text, type_, semantic
+        self.words, self.content = words, content
+        self.seeds: list[tuple[str, float]] = []  # the best fused candidates, for the retrievers after fusion
+        self.found: dict[str, tuple[list[tuple[str, float]], dict[str, str]]] = {}
+        self.hits: dict[str, list] = {}  # lexical / forms: [(path, bm25, the question's words it has, why)]
+        self.tops: dict[str, dict] = {}  # lexical / forms: the BM25 ranking's head (bm25_search)
+        self.sem: list | None = None     # the semantic hits kept (public, of the type asked)
+        self.stats: dict = {}
+        self.notice, self.complete = "", False
+
+
+def _words(forms: bool):
+    name = "forms" if forms else "lexical"
+
+    def run(a: Ask):
+        hits = a.hits[name] = lexical(a.conn, a.content, a.type_, forms=forms, top=a.tops.setdefault(name, {}))
+        return [(h[0], h[1]) for h in hits], {h[0]: h[3] for h in hits}
+    return run
+
+
+def _names(a: Ask):
+    return names(a.conn, a.words, a.content, a.type_)
+
+
+def _semantic(a: Ask):
+    if not a.semantic:
+        return None
+    sem, a.notice, a.complete = semantic_hits(a.cfg, a.conn, a.text, a.stats)
+    if sem is None:
+        return None
+    ok = public(a.conn, [h.path for h in sem], a.type_, by="path")
+    a.sem = [h for h in sem if h.path in ok]
+    return ([(h.path, h.score) for h in a.sem],
+            {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in a.sem})
+
+
+def _graph(a: Ask):
+    return graph(a.conn, a.seeds, a.type_)
+
+
+class Retriever(Record):
+    """One ranked list of the answer. `run(ask)` -> (ranked [(path, score)] best first, {path: why}),
+    or None when it cannot run (semantic search off). `weight`: its share in the fusion
+    (`weight_lexical`, when given, with the semantic list absent); `scaled`: its scores are min-max
+    scaled there (else they are 0..1 already); `words`: it finds a note by the question's words
+    (the prompt hook's agreement rule); `after_fusion`: it runs on the fused candidates
+    (`Ask.seeds`), and the fusion is made again with it; `why_rank`: where its reason stands in the
+    answer's `why`; `shadowed_by`: another list whose reason says all this one's does."""
+    _FIELDS = ("name", "run", "weight", "weight_lexical", "scaled", "words", "after_fusion", "why_rank",
+               "shadowed_by")
+
+    def __init__(self, name: str, run, weight: float, *, weight_lexical: float | None = None, scaled: bool = False,
+                 words: bool = False, after_fusion: bool = False, why_rank: int = 0, shadowed_by: str | None = None):
+        self.name, self.run, self.weight, self.weight_lexical = name, run, weight, weight_lexical
+        self.scaled, self.words, self.after_fusion = scaled, words, after_fusion
+        self.why_rank, self.shadowed_by = why_rank, shadowed_by
+
+
+# In running order (each list's scores are summed in this order). The words count as one retriever
+# (2/3 + 1/3), in two lists: the words themselves and their stems (testing ~ tests), weaker evidence
+# than the word itself; ratio and split set on bench/dev. Graph with the semantic layer off: words
+# alone give noisier seeds, and on bench/dev (logseq, silverbullet, 2-3k links) 0.5 kept lexical
+# above BM25 where 1.0 fell below (logseq R@5 0.58 vs BM25 0.63); with semantic on 1.0 was best
+# (logseq 0.90 vs 0.88 at 0.5). Graph spreads scores already below the seeds'.
+RETRIEVERS = (
+    Retriever("lexical", _words(False), 2 / 3, scaled=True, words=True, why_rank=2, shadowed_by="forms"),
+    Retriever("forms", _words(True), 1 / 3, scaled=True, words=True, why_rank=1),
+    Retriever("names", _names, 1.0, words=True, why_rank=0),
+    Retriever("semantic", _semantic, 1.0, scaled=True, why_rank=3),
+    Retriever("graph", _graph, 1.0, weight_lexical=0.5, after_fusion=True, why_rank=4),
+)
+RETRIEVER = {r.name: r for r in RETRIEVERS}
