@@ -66,7 +66,7 @@ def test_a_cut_list_keeps_bm25s_zero_as_its_floor():
         cands: dict = {}
         R.add(cands, "lexical", [("a", 10.0), ("b", 6.0), ("c", 2.0)], {})
         R.fuse(cands, floors=floors)
-        return {p: round(c.fused / R.LIST_WEIGHT["lexical"], 6) for p, c in cands.items()}
+        return {p: round(c.fused / R.RETRIEVER["lexical"].weight, 6) for p, c in cands.items()}
 
     assert fused(None) == {"a": 1.0, "b": 0.5, "c": 0.0}
     assert fused({"lexical": 0.0}) == {"a": 1.0, "b": 0.6, "c": 0.2}

@@ -139,7 +139,7 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
     plugin_on = any(k.startswith("memory-plugin@") and v for k, v in
                     (settings.get("enabledPlugins") or {}).items()) if isinstance(settings.get("enabledPlugins"), dict) else False
     found = plugin_command(settings) if plugin_on else None
-    for event, (_, arg) in I.EVENTS.items():
+    for event in (h.event for h in I.HOOKS):
         ours = [h for g in hooks.get(event, []) if isinstance(g, dict)
                 for h in (g.get("hooks") or []) if I.is_ours(h)]
         if ours:

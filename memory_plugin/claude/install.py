@@ -23,8 +23,6 @@ from .hooks import HOOKS, Hook
 from ..core.errors import SettingsFileError
 from ..core.fsutil import atomic_write
 
-# {event: (matcher, verb)}, as doctor reads it; the table itself is hooks.HOOKS
-EVENTS = {h.event: (h.matcher, h.verb) for h in HOOKS}
 PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/run"  # the plugin route's hooks/hooks.json runs this
 SKILLS = ("memory-query", "memory-write", "memory-reorganize")
 MARKER = ".installed-by-memory-plugin"
@@ -137,8 +135,8 @@ def _added_keys(settings: dict) -> list[str]:
     """The keys with_ours adds to these settings (so that uninstall takes away only those)."""
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
-        return ["hooks", *(f"hooks.{e}" for e in EVENTS)]
-    return [f"hooks.{e}" for e in EVENTS if e not in hooks]
+        return ["hooks", *(f"hooks.{h.event}" for h in HOOKS)]
+    return [f"hooks.{h.event}" for h in HOOKS if h.event not in hooks]
 
 
 def with_permission(settings: dict) -> dict:
