@@ -25,9 +25,9 @@ if TYPE_CHECKING:
 # A note with one of these statuses no longer holds: query ranks it below what is current,
 # reorganize neither proposes it as stale nor counts it as linking as current.
 HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
-# The brief lists open pitfalls and current decisions and notes. Its sets differ from HISTORICAL on
-# purpose: a pitfall ends when it is fixed, a decision when it is rejected, and an archived decision
-# still tells a new session what was decided.
+# The brief's lists (open pitfalls; current decisions and notes) read status with sets of their own:
+# a pitfall also closes when it is fixed or resolved, a decision also ends when it is rejected. Unlike
+# HISTORICAL, neither holds "archived": the brief still lists an archived decision as current.
 CLOSED_PITFALL = ("resolved", "closed", "fixed", "done", "retracted", "superseded", "obsolete")
 OLD_DECISION = ("superseded", "retracted", "deprecated", "rejected", "obsolete", "stale")
 
