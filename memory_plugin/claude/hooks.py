@@ -119,18 +119,18 @@ def _read_stdin() -> str:
 
 
 def project_name(cwd) -> str:
-    """The git top-level folder's name, else the working directory's name."""
+    """The git top-level folder's name, else the working directory's name: read by project.candidates,
+    the walk that `detect` matches the vault's projects with."""
+    from ..index import project as P
+
     if not isinstance(cwd, str) or not cwd:
         cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     d = os.path.abspath(cwd)
-    probe = d
-    for _ in range(40):
-        if os.path.exists(os.path.join(probe, ".git")):
-            return os.path.basename(probe) or probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
+    for name, how in P.candidates(d):
+        top = how[len("git top-level "):] if how.startswith("git top-level ") else None
+        # candidates also reads $CLAUDE_PROJECT_DIR's checkout: only a top-level at or above `d` is this folder's
+        if top and os.path.commonpath([d, top]) == top:
+            return name
     return os.path.basename(d) or d
 
 

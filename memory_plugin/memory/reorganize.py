@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from typing import Any, Callable
 
 from . import write as M
+from ..index import lifecycle as L
 from ..vault import propedit
 from ..core import textutil as T
 from ..core.config import Config
@@ -58,18 +59,19 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     for n in notes:
         n["props"] = json.loads(n["props"] or "{}")
     by_path = {n["path"]: n for n in notes}
+    succ = L.successors(conn)
     out: list[dict] = []
     out += _duplicates(notes, cfg, conn)
     out += _dangling(conn, by_path)
     out += [{"kind": "orphan", "title": f"{o['path']} has no links in or out", "notes": [o["path"]],
              "action": None, "suggestion": "link it from a hub or a related note, or leave it be"}
             for o in _orphans(conn) if o["path"] in by_path]
-    out += _stale(cfg, conn, notes, today)
-    out += _contradictions(conn, by_path)
+    out += _stale(cfg, conn, notes, today, succ)
+    out += _contradictions(conn, by_path, succ)
     out += _missing_summaries(notes, cfg, conn)
     if communities:
         out += _no_hub(cfg, conn, by_path, today)
-    out += _superseded_linked(cfg, conn, by_path)
+    out += _superseded_linked(cfg, conn, by_path, succ)
     for i, p in enumerate(out, 1):
         p["id"] = i
     return out
@@ -106,7 +108,7 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
     if conn is not None:
         related = {frozenset(r) for r in conn.execute(
             "SELECT src, target FROM links WHERE kind = 'property' AND target IS NOT NULL AND src != target "
-            "AND prop IN ('supersedes', 'superseded_by', 'contradicts')")}
+            f"AND prop IN {L.in_sql((*L.SUPERSESSION, 'contradicts'))}")}
     judged = []
     for a, b in sorted(pairs):
         if frozenset((pool[a]["path"], pool[b]["path"])) in related:
@@ -223,16 +225,16 @@ def _stub_text(intended: str, note: dict) -> str:
             f"redirect: {propedit.render(f'[[{link}]]')}\n---\nSee [[{link}]].\n")
 
 
-def _stale(cfg, conn, notes, today) -> list[dict]:
+def _stale(cfg, conn, notes, today, succ: dict) -> list[dict]:
     uses = dict(conn.execute("SELECT path, hits FROM usage"))
     out = []
     for n in notes:
         # memories, or notes that carry a confidence; never one already superseded or retracted
-        if n["type"] not in MEMORY_KINDS and not M.has_confidence(n["props"]):
+        if n["type"] not in MEMORY_KINDS and not L.has_confidence(n["props"]):
             continue
-        if (n["status"] or "") in M.HISTORICAL or n["props"].get("superseded_by"):
+        if L.historical(n["status"], n["path"] in succ):
             continue
-        c = M.confidence(cfg, n["props"], n["created"], uses.get(n["path"], 0), today)
+        c = L.confidence(cfg, n["props"], n["created"], uses.get(n["path"], 0), today)
         if c["effective"] < cfg.prune_threshold:
             out.append({"kind": "stale", "title": f"{n['path']}: confidence {c}", "notes": [n["path"]],
                         "score": c["effective"],
@@ -242,14 +244,14 @@ def _stale(cfg, conn, notes, today) -> list[dict]:
     return out
 
 
-def _contradictions(conn, by_path) -> list[dict]:
+def _contradictions(conn, by_path, succ: dict) -> list[dict]:
     out = []
     for src, target in conn.execute("SELECT DISTINCT src, target FROM links WHERE kind = 'property' AND "
                                     "prop = 'contradicts' AND target IS NOT NULL ORDER BY src, target"):
         a, b = by_path.get(src), by_path.get(target)
         if not a or not b:
             continue
-        if (a["status"] or "") in M.HISTORICAL or (b["status"] or "") in M.HISTORICAL:
+        if L.historical(a["status"], src in succ) or L.historical(b["status"], target in succ):
             continue
         out.append({"kind": "contradiction", "title": f"{src} contradicts {target}; both are current",
                     "notes": [src, target], "action": None,
@@ -379,22 +381,19 @@ def _hub_proposal(conn, cfg, by_path, members, folder, today, taken: set[str]) -
             "suggestion": f"create {path} linking its members"}
 
 
-def _superseded_linked(cfg, conn, by_path) -> list[dict]:
+def _superseded_linked(cfg, conn, by_path, successors: dict) -> list[dict]:
     out = []
     for old, n in sorted(by_path.items()):
-        if (n["status"] or "") != "superseded":
+        if L.shown_status(n["status"], old in successors) != "superseded":
             continue
-        succ = {r[0] for r in conn.execute("SELECT src FROM links WHERE kind='property' AND prop='supersedes' AND target=?",
-                                           (old,))}
-        succ |= {r[0] for r in conn.execute("SELECT target FROM links WHERE src=? AND kind='property' AND "
-                                            "prop='superseded_by' AND target IS NOT NULL", (old,))}
+        succ = set(successors.get(old, ()))
         current = []
         for src, line, prop, kind in conn.execute("SELECT src, line, prop, kind FROM links WHERE target = ? AND src != ?",
                                                   (old, old)):
             s = by_path.get(src)
-            if not s or src in succ or s["type"] == "journal" or (s["status"] or "") in M.HISTORICAL:
+            if not s or src in succ or s["type"] == "journal" or L.historical(s["status"], src in successors):
                 continue
-            if kind == "property" and prop in ("supersedes", "superseded_by", "contradicts"):
+            if kind == "property" and prop in (*L.SUPERSESSION, "contradicts"):
                 continue
             text = _line(cfg, src, line)
             if text is not None and _PAST_RE.search(text):

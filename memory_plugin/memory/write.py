@@ -1,5 +1,5 @@
-"""The write path: typed memory notes, supersede / contradict / validate / retract, near-duplicates,
-and confidence with decay.
+"""The write path: typed memory notes, supersede / contradict / validate / retract, near-duplicates.
+What a status, a supersession or a confidence means is index.lifecycle's.
 
 Every write goes through `_write`: inside the vault, atomic, under the vault lock, then re-indexed
 so the note is findable at once. Existing notes only ever get property lines changed
@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import json
-import math
 import os
 import re
 import sqlite3
@@ -22,12 +21,13 @@ if TYPE_CHECKING:
 from ..vault import propedit
 from ..core import textutil
 from ..core.config import Config
-from ..core.errors import MemoryPluginError, NoteNotFound, VaultError
+from ..core.errors import MemoryPluginError, VaultError
 from ..core.fsutil import atomic_write
+from ..index.lifecycle import parse_date, stored_confidence
+from ..index.lifecycle import confidence, effective_confidence  # noqa: F401  (read from here by cli.main, tests)
 from .vaultstyle import link_name
 
 MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
-HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
 RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)), *(f"lpt{i}" for i in range(1, 10))}
 _BAD_CHARS = re.compile(r'[*"<>:|?#^\[\]\x00-\x1f]')
 
@@ -38,95 +38,6 @@ class MemoryWriteError(MemoryPluginError):
 
 class DuplicateNote(MemoryPluginError):
     pass
-
-
-# ---------------------------------------------------------------- confidence
-
-class Confidence(dict):
-    """A dict for --json, one readable line for `explain`."""
-
-    def __str__(self) -> str:
-        if self.get("default"):
-            s = f"{self['effective']:.2f} (default {self['stored']:.2f}: the note stores no confidence, so none decays"
-        else:
-            s = f"{self['effective']:.2f} (stored {self['stored']:.2f}"
-        if self.get("since") and not self.get("default"):
-            s += f", since {self['since']}, {self['age_days']} d ago, half-life {self['half_life_days']} d"
-        if self.get("uses"):
-            s += f", returned {self['uses']}× by query"
-        return s + ")"
-
-    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
-
-
-def parse_date(value: Any) -> _dt.date | None:
-    if isinstance(value, _dt.datetime):
-        return value.date()
-    if isinstance(value, _dt.date):
-        return value
-    if isinstance(value, str):
-        m = re.match(r"\s*(\d{4})-(\d{2})-(\d{2})", value)
-        if m:
-            try:
-                return _dt.date(int(m[1]), int(m[2]), int(m[3]))
-            except ValueError:
-                return None
-    return None
-
-
-def has_confidence(props: dict) -> bool:
-    c = props.get("confidence")
-    return isinstance(c, (int, float)) and not isinstance(c, bool)
-
-
-def stored_confidence(cfg: Config, props: dict) -> float:
-    c = props.get("confidence")
-    if isinstance(c, (int, float)) and not isinstance(c, bool):
-        return max(0.0, min(1.0, float(c if c <= 1 else c / 100)))
-    return float(cfg.confidence_default)
-
-
-def confidence(cfg: Config, props: dict, created: str | None, uses: int = 0,
-               today: _dt.date | None = None) -> Confidence:
-    """Stored confidence halved every `confidence_half_life_days` since `last_validated` (else
-    `created`), then raised by use: each return by `query` closes part of the gap to 1."""
-    today = today or _dt.date.today()
-    stored = stored_confidence(cfg, props)
-    since = parse_date(props.get("last_validated")) or parse_date(props.get("created")) or parse_date(created)
-    age = max(0, (today - since).days) if since else 0
-    hl = float(cfg.confidence_half_life_days) or 0
-    # Only a confidence the note stores decays: a default it never stored says nothing about its age.
-    decayed = stored * (0.5 ** (age / hl)) if hl > 0 and has_confidence(props) else stored
-    boost = 0.3 * (1 - 0.5 ** (uses / 10)) if uses > 0 else 0.0
-    eff = decayed + (1 - decayed) * boost
-    return Confidence(effective=round(eff, 3), stored=round(stored, 3), decayed=round(decayed, 3),
-                      default=not has_confidence(props),
-                      since=since.isoformat() if since else None, age_days=age,
-                      half_life_days=cfg.confidence_half_life_days, uses=uses)
-
-
-def effective_confidence(cfg: Config, conn: sqlite3.Connection, path: str,
-                         today: _dt.date | None = None) -> Confidence:
-    row = conn.execute("SELECT props, created FROM notes WHERE path=?", (path,)).fetchone()
-    if not row:
-        raise NoteNotFound(f"no note at {path}")
-    u = conn.execute("SELECT hits FROM usage WHERE path=?", (path,)).fetchone()
-    return confidence(cfg, json.loads(row[0] or "{}"), row[1], u[0] if u else 0, today)
-
-
-def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Count a return by `query` (best effort: a busy index skips the count, never the answer)."""
-    paths = list(paths)
-    if not paths:
-        return
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    try:
-        conn.execute("PRAGMA busy_timeout=300")
-        conn.executemany("INSERT INTO usage(path, hits, last_hit) VALUES (?, 1, ?) ON CONFLICT(path) "
-                         "DO UPDATE SET hits = hits + 1, last_hit = excluded.last_hit",
-                         [(p, now) for p in paths])
-    except sqlite3.Error:
-        pass
 
 
 # ---------------------------------------------------------------- near-duplicates (judged by dupes)

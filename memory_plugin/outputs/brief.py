@@ -12,13 +12,11 @@ import time
 
 from ..core.config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
 from ..core.fence import escape_vault_text
-from ..core.sqlutil import rows_in
+from ..index import lifecycle
 
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
 SUMMARY = 200
-CLOSED_PITFALL = ("resolved", "closed", "fixed", "done", "retracted", "superseded", "obsolete")
-OLD_DECISION = ("superseded", "retracted", "deprecated", "rejected", "obsolete", "stale")
 JOURNAL_LINES = 6
 MAX_ITEMS = 120
 
@@ -45,27 +43,6 @@ def _item(r: dict, succ: dict | None = None) -> dict:
     if succ and r["path"] in succ:
         it["superseded_by"] = succ[r["path"]]
     return it
-
-
-SUPERSEDED_BY = ("superseded_by", "superseded-by", "supersededby", "replaced_by", "replaced-by")
-
-
-def successors(conn) -> dict[str, str]:
-    """old note path -> its successor's title: `supersedes: [[Old]]` on the new note, or
-    `superseded_by: [[New]]` on the old one. Private successors are not named."""
-    out: dict[str, str] = {}
-    rows = conn.execute(
-        "SELECT l.src, l.target, lower(l.prop) FROM links l WHERE l.target IS NOT NULL AND l.kind = 'property' "
-        "AND lower(l.prop) IN ('supersedes', " + ", ".join(f"'{k}'" for k in SUPERSEDED_BY) + ")").fetchall()
-    # the titles of the notes that can be successors, not of every note (100k rows in a big vault)
-    wanted = sorted({src if prop == "supersedes" else target for src, target, prop in rows})
-    titles: dict[str, str] = {}
-    titles.update(rows_in(conn, "SELECT path, display_title FROM notes WHERE private = 0 AND path IN ({in})", wanted))
-    for src, target, prop in rows:
-        old, new = (target, src) if prop == "supersedes" else (src, target)
-        if new in titles and old != new:
-            out.setdefault(old, titles[new])
-    return out
 
 
 def _project_notes(conn, p: dict) -> list[dict]:
@@ -123,15 +100,11 @@ def _journal(conn, cfg, projects: list[dict]) -> dict[str, list[str]]:
     return out
 
 
-def _current(n: dict, succ: dict) -> bool:
-    return n["path"] not in succ and (n["status"] or "current") not in OLD_DECISION
-
-
 def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
     from ..index import graph as G
     from ..index import project as P
 
-    succ = successors(conn)
+    succ = lifecycle.successor_titles(conn)
     if hubs is None:
         hubs = [_item(h) | {"degree": h["degree"], "hub": bool(h["hub"])} for h in G.hubs(conn, cfg.hub_count)]
     for h in hubs:  # the hub ranking may be reused from an older brief: successors are always fresh
@@ -151,11 +124,12 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
             "count": len(notes),
             "hubs": [_item(n) for n in notes if n["hub"] and n["path"] == p["hub"]][:1]
             + [_item(n) for n in notes if n["hub"] and n["path"] != p["hub"]][:2],
-            "pitfalls": [_item(n) for n in notes if n["type"] == "pitfall" and n["path"] not in succ
-                         and (n["status"] or "open") not in CLOSED_PITFALL][:MAX_ITEMS],
-            "decisions": [_item(n) for n in notes if n["type"] == "decision" and _current(n, succ)][:MAX_ITEMS],
+            "pitfalls": [_item(n) for n in notes if n["type"] == "pitfall"
+                         and lifecycle.open_pitfall(n["status"], n["path"] in succ)][:MAX_ITEMS],
+            "decisions": [_item(n) for n in notes if n["type"] == "decision"
+                          and lifecycle.current(n["status"], n["path"] in succ)][:MAX_ITEMS],
             "notes": [_item(n) for n in notes if not n["hub"] and n["type"] not in ("pitfall", "decision")
-                      and _current(n, succ)][:MAX_ITEMS],
+                      and lifecycle.current(n["status"], n["path"] in succ)][:MAX_ITEMS],
         }
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     return {

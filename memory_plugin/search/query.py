@@ -24,13 +24,13 @@ from ..core import textutil as T
 from ..core.config import Config
 from ..core.errors import MemoryPluginError
 from ..core.sqlutil import rows_in
+from ..index import lifecycle as L
 
 QUERY_TYPES = ("convention", "decision", "pitfall", "pattern", "learning", "task", "sop", "concept",
                "hub", "note", "journal")
 GROUPS = [("Conventions", {"convention"}), ("Decisions", {"decision"}), ("Pitfalls", {"pitfall"}),
           ("Patterns", {"pattern"}), ("Learnings", {"learning"}), ("Tasks and SOPs", {"task", "sop"}),
           ("Concepts", {"concept"}), ("Other notes", None), ("Journal", {"journal"})]
-HISTORICAL = frozenset({"superseded", "retracted", "stale", "deprecated", "obsolete", "archived"})
 CHARS_PER_TOKEN = 4
 MIN_BUDGET = 50  # tokens: below this not even one short item fits
 JSON_KEYS = ("path", "title", "type", "score", "why", "summary")
@@ -169,9 +169,7 @@ def _in_project(r: dict, p: str) -> bool:
 
 
 def _days(value) -> int | None:
-    from ..memory.write import parse_date
-
-    d = parse_date(value)
+    d = L.parse_date(value)
     return (_dt.date.today() - d).days if d else None
 
 
@@ -187,8 +185,6 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
     hook has them already), so they are not counted again."""
-    from ..memory.write import confidence, record_usage
-
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
@@ -268,12 +264,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     rows = _fetch_rows(conn, list(cands))
     ph = ','.join('?' * len(cands))
     uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({ph})", list(cands)))
-    successors: dict[str, set[str]] = {}
-    for src, prop, target in conn.execute(
-            f"SELECT src, prop, target FROM links WHERE kind = 'property' AND prop IN ('supersedes', 'superseded_by') "
-            f"AND target IS NOT NULL AND (src IN ({ph}) OR target IN ({ph}))", list(cands) * 2):
-        new, old = (src, target) if prop == "supersedes" else (target, src)
-        successors.setdefault(old, set()).add(new)
+    successors = L.successors(conn, cands)
     scored = []
     for p, c in cands.items():
         r = rows.get(p)
@@ -285,7 +276,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             f = RULES["intent_match"] if r["type"] in q["intent"] else \
                 RULES["intent_other_strong"] if q["strong"] else RULES["intent_other"]
             s, cause = s * f, cause * f
-        conf = confidence(cfg, r["props"], r["created"], uses.get(p, 0))
+        conf = L.confidence(cfg, r["props"], r["created"], uses.get(p, 0))
         s *= 1 - CONFIDENCE_SHARE + CONFIDENCE_SHARE * conf["effective"]
         age = _days(r["props"].get("last_validated")) or _days(r["updated"]) or _days(r["created"])
         s *= 1 - RECENCY_SHARE + RECENCY_SHARE * (0.5 ** (max(age, 0) / 365) if age is not None else 0.5)
@@ -297,7 +288,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             c.mine = _in_project(r, pfold)
             if not c.mine and r["project"]:
                 s, cause = s * RULES["other_project"], cause * RULES["other_project"]
-        if _historical(r):
+        if _historical(r) or p in successors:
             f = RULES["historical_asked"] if history else RULES["historical"]
             s, cause = s * f, cause * f
         c.score, c.demoted = s, cause < 1.0
@@ -320,7 +311,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
     res = pack(res, items, budget, as_json)
     if record:
-        record_usage(conn, [i["path"] for i in res["items"]])
+        L.record_usage(conn, [i["path"] for i in res["items"]])
     return res
 
 
@@ -364,7 +355,7 @@ WHY_ORDER = tuple(r.name for r in sorted(R.RETRIEVERS, key=lambda r: r.why_rank)
 
 
 def _historical(r: dict) -> bool:
-    return (r["status"] or "") in HISTORICAL or r["path"].lower().startswith("archive/") or \
+    return L.historical(r["status"]) or r["path"].lower().startswith("archive/") or \
         "archive" in [t.lower() for t in r["tags"]]
 
 
@@ -376,12 +367,12 @@ def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, su
         why.append(f"is a {r['type']}")
     if c.mine:
         why.append(f"project {project}")
-    st = r["status"] or ""
-    if st in HISTORICAL:
+    st = L.shown_status(r["status"], c.path in successors) or ""
+    if L.historical(st):
         succ = sorted(successors.get(c.path, ()))
         why.append(st + (f" by [[{rows[succ[0]]['display_title'] if succ[0] in rows else succ[0]}]]"
                          if succ and st == "superseded" else "") + (" (history)" if history else ""))
-    return {"path": c.path, "title": r["display_title"], "type": r["type"], "status": r["status"],
+    return {"path": c.path, "title": r["display_title"], "type": r["type"], "status": st or r["status"],
             "score": round(c.score, 4), "why": why, "summary": r["summary"] or "",
             # for the prompt hook's rule (not printed): retriever -> (rank, score), the words it has
             "found": {k: (c.ranks[k], c.raw.get(k, 0.0)) for k in c.ranks},
@@ -399,7 +390,7 @@ def _group_of(type_: str) -> str:
 
 def _render_item(rank: int, it: dict) -> str:
     head = f"- {rank}. {it['title']} ({it['path']})"
-    if it.get("status") in HISTORICAL:
+    if L.historical(it.get("status")):
         head += f" [{it['status']}]"
     lines = [head]
     if it["summary"]:
