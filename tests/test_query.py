@@ -184,7 +184,7 @@ def test_query_records_usage_and_explain_shows_confidence(built):
 def test_confidence_decays_with_half_life(conn):
     import datetime as dt
 
-    from memory_plugin.memory.write import confidence
+    from memory_plugin.index.lifecycle import confidence
     cfg, _ = conn
     props = {"confidence": 0.8, "last_validated": "2026-01-01"}
     c0 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1))

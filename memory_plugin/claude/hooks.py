@@ -119,19 +119,14 @@ def _read_stdin() -> str:
 
 
 def project_name(cwd) -> str:
-    """The git top-level folder's name, else the working directory's name: read by project.candidates,
-    the walk that `detect` matches the vault's projects with."""
-    from ..index import project as P
+    """The git top-level folder's name, else the working directory's name (index/project.py's walk)."""
+    from ..index.project import git_top
 
     if not isinstance(cwd, str) or not cwd:
         cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     d = os.path.abspath(cwd)
-    for name, how in P.candidates(d):
-        top = how[len("git top-level "):] if how.startswith("git top-level ") else None
-        # candidates also reads $CLAUDE_PROJECT_DIR's checkout: only a top-level at or above `d` is this folder's
-        if top and os.path.commonpath([d, top]) == top:
-            return name
-    return os.path.basename(d) or d
+    top = git_top(d)
+    return os.path.basename(top or d) or d
 
 
 def _cwd(cwd) -> str | None:

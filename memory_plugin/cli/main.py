@@ -217,7 +217,7 @@ def explain(c: Ctx, note, as_json):
         click.echo(f"{path}: private note; its content is not shown.")
         return
     try:
-        from ..memory.write import effective_confidence
+        from ..index.lifecycle import effective_confidence
         info["confidence"] = effective_confidence(c.cfg, conn, path)
     except ImportError:
         pass

@@ -100,6 +100,19 @@ def remote_urls(config_text: str) -> list[tuple[str, str]]:
     return sorted(out, key=lambda rv: rv[0] != "origin")
 
 
+def git_top(path: str) -> str | None:
+    """The top-level folder of the git checkout `path` lies in (at or above it), or None."""
+    probe = os.path.abspath(path)
+    for _ in range(64):
+        if _git_dir(probe):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+    return None
+
+
 def candidates(cwd: str | None = None) -> list[tuple[str, str]]:
     """The names the session's folder goes by, best first, with where each came from: the working
     folder's name, the git top-level folder's name, each git remote's repository name (`origin`

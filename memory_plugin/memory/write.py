@@ -24,7 +24,6 @@ from ..core.config import Config
 from ..core.errors import MemoryPluginError, VaultError
 from ..core.fsutil import atomic_write
 from ..index.lifecycle import parse_date, stored_confidence
-from ..index.lifecycle import confidence, effective_confidence  # noqa: F401  (read from here by cli.main, tests)
 from .vaultstyle import link_name
 
 MEMORY_TYPES = ("decision", "pitfall", "pattern", "learning", "convention", "note")
