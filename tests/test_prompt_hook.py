@@ -67,7 +67,7 @@ def context_of(r) -> str:
     "I like my test names to read as sentences.",
     "Could you remember that the billing team owns the invoices table?",
     "Update: the on-call rotation is biweekly now.",
-    # session 5 (clause-level detector): team facts without a cue word, "you should know", labels,
+    # the clause-level detector: team facts without a cue word, "you should know", labels,
     # preferences, standing rules, a statement buried between requests (bench/dev/capture-dev5, -dev6)
     "our staging db is on port 5433",
     "fyi the deploy key rotates monthly, so if ssh to the box fails that's probably why",
@@ -104,7 +104,7 @@ def test_capture_recognises_statements_to_keep(prompt):
     # "X instead of / not Y" replaces something: a correction, which may supersede a note
     "From now on, use ruff instead of flake8.",
     "Takeaway: the timeout came from the proxy, not the app.",
-    # session 5: corrections without the old frames
+    # corrections without the old frames
     "nope, we switched to ruff last year, the flake8 config is dead",
     "stop using unittest, we use pytest for everything",
     "You assumed MySQL but it's MariaDB 10.6 on all environments.",
@@ -149,7 +149,7 @@ def test_capture_recognises_corrections(prompt):
     "Can you remember that bug from last week?",
     "I like my version better than the last one.",
     "Whenever you run the tests, it fails on import.",
-    # session 5: ordinary prompts that speak for the team, facts as context for a request, to-dos with
+    # ordinary prompts that speak for the team, facts as context for a request, to-dos with
     # an object, corrections of the task at hand, quoted text and identifiers (capture-dev5, -dev6)
     "we need to add a retry to the upload function, it fails on flaky wifi",
     "our users are complaining that the search is slow, let's profile it",
@@ -171,7 +171,7 @@ def test_capture_ignores_todos_questions_and_remarks(prompt):
 
 
 @pytest.mark.parametrize("prompt, expected", [
-    # session 5 step 10 (bench/dev/capture-dev8.yaml): a question behind ";" / ":" / a dash, with no "?",
+    # (bench/dev/capture-dev8.yaml) a question behind ";" / ":" / a dash, with no "?",
     # is a sentence of its own, so it is asked, not kept ...
     ("The retry queue keeps dropping messages; what do we do about it", None),
     ("tests fail at random under pytest-xdist because they write to a fixed /tmp path; what do we do about it", None),

@@ -126,7 +126,7 @@ ABSTAIN_PROMPT = {
 }
 ITEM_RULE = {
     # One item at most: the note the evidence agrees on (set on the dev prompt sets by the criterion of
-    # bench/eval/PROTOCOL.md, session 4: most answers with injected precision >= 0.90 pooled and >= 0.85
+    # bench/eval/PROTOCOL.md ("The prompt hook's recall"): most answers with injected precision >= 0.90 pooled and >= 0.85
     # on each dev vault, ordinary prompts with an injection <= 5% pooled and <= 8% on each).
     # Semantic on: the first note of the semantic search, with a cosine of at least `semantic_min`,
     # that a word search (exact words, forms or a title named in the prompt) ranks within

@@ -103,7 +103,7 @@ RECENCY_SHARE = 0.1     # share that follows recency (halved each year since val
 # Set on the development sets bench/dev/til (incl. its on-topic negatives) and bench/dev/silverbullet,
 # target stated first: keep >= 95% of the answerable questions of each, then abstain on as many
 # negatives as possible; the fixture (regression) must keep every answerable question. Figures and
-# the rules tried: bench/eval/PROTOCOL.md (session 2).
+# the rules tried: bench/eval/PROTOCOL.md ("Retrieval: the abstention").
 ABSTAIN = {
     # Evidence that always answers:
     "named_min": 0.35,      # a title, alias, tag or project names at least half the question's

@@ -185,8 +185,8 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
     if like:
         # Candidates: notes whose title or an alias has a word that starts with one of the question's
         # words (FTS5 prefix terms over the index's title and alias columns; the check below decides).
-        # These are the notes a scan of every title and alias with LIKE '%word%' found (as this did
-        # until session 8: 30 ms at 10,000 notes, against 3), less those where the word only sits
+        # These are the notes a scan of every title and alias with LIKE '%word%' found (as an earlier
+        # version did: 30 ms at 10,000 notes, against 3), less those where the word only sits
         # inside another ("upstate"): on every question of every eval set, the same names found.
         rows = conn.execute(
             "SELECT n.path, n.title, n.display_title, n.aliases FROM fts JOIN notes n ON n.id = fts.rowid"

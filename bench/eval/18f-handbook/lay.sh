@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the 18f-handbook vault from a bare git snapshot (the `fetch` tool's mirror of github:18F/handbook)
 # into OUT/vault, with the licence (US public domain + CC0 1.0, LICENSE.md) at OUT/LICENSE.
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/18F+handbook/repo /work/evaldata/18f-handbook
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/18F+handbook.git $MEMORY_PLUGIN_EVALDATA/18f-handbook
 # Only pages/ at the commit below, with the "pages/" prefix stripped, minus the four site templates
 # (404.html, index.html, redirect.html, sitemap.xml.njk); .md files verbatim, anything else written empty.
 set -euo pipefail

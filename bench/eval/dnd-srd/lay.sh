@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the dnd-srd vault from a bare git snapshot (the `fetch` tool's mirror of github:OldManUmby/DND.SRD.Wiki)
 # into OUT/vault, with the licence statement at OUT/LICENSE-Legal.md (Legal.md also stays in the vault).
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/OldManUmby+DND.SRD.Wiki/repo /work/evaldata/dnd-srd
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/OldManUmby+DND.SRD.Wiki.git $MEMORY_PLUGIN_EVALDATA/dnd-srd
 # Whole repository at the commit below minus .github/, .gitignore, README.md, Changelog.md and the three
 # "(Alt)" folders; .md files verbatim, the logo image zero bytes.
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the dwarves-brain vault from a bare git snapshot (the `fetch` tool's mirror of github:dwarvesf/brain)
 # into OUT/vault, with the licence (CC0 1.0, LICENSE) at OUT/LICENSE.
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/dwarvesf+brain/repo /work/evaldata/dwarves-brain
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/dwarvesf+brain.git $MEMORY_PLUGIN_EVALDATA/dwarves-brain
 # The whole repository at the commit below minus .obsidian/, .github/, .devcontainer/, .husky/, _scripts/,
 # _templates/ and the repository's own files (README.md, LICENSE, package.json, publish.js, yarn.lock, dotfiles);
 # the `challenge` submodule is no blob and is left out. .md files verbatim, anything else (images) written empty,

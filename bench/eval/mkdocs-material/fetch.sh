@@ -2,7 +2,7 @@
 # Lay out the held-out vault: squidfunk/mkdocs-material (MIT, Copyright (c) 2016-2025 Martin Donath) at
 # commit 5b36f2ac499a45905e246bc66bbee2858ef6556f, folder docs/ (96 markdown notes), into DIR; every
 # non-markdown file is replaced by a zero-byte file of the same name (as for the other held-out sets).
-# LICENSE goes to DIR/../LICENSE. In this session it is laid at /work/evaldata/mkdocs-material/vault.
+# LICENSE goes to DIR/../LICENSE. bench/lay_evaldata.py lays it at $MEMORY_PLUGIN_EVALDATA/mkdocs-material/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=5b36f2ac499a45905e246bc66bbee2858ef6556f

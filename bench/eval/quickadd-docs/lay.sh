@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the quickadd-docs vault from a bare git snapshot (the `fetch` tool's mirror of github:chhoumann/quickadd)
 # into OUT/vault, with the licence (MIT, LICENSE) at OUT/LICENSE.
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/chhoumann+quickadd/repo /work/evaldata/quickadd-docs
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/chhoumann+quickadd.git $MEMORY_PLUGIN_EVALDATA/quickadd-docs
 # Only docs/src/content/docs/docs/ at the commit below, with that prefix stripped; .md files verbatim, anything
 # else (19 images) written empty, as is a blob the snapshot lacks.
 set -euo pipefail

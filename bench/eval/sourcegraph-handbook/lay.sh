@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the sourcegraph-handbook vault from a bare git snapshot (the `fetch` tool's mirror of
 # github:sourcegraph/handbook) into OUT/vault, with the licence at OUT/LICENSE.
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/sourcegraph+handbook/repo /work/evaldata/sourcegraph-handbook
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/sourcegraph+handbook.git $MEMORY_PLUGIN_EVALDATA/sourcegraph-handbook
 # content/ at the commit below, "content/" stripped; .md files verbatim, every other file zero bytes.
 set -euo pipefail
 g=$1; out=$2; c=5752928b213a3ddbc7cee4459524f404a5b96fb4

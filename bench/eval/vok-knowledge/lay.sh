@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lay the vok-knowledge vault from a bare git snapshot (the `fetch` tool's mirror of
 # github:blacklightpy/vaultofknowledge) into OUT/vault, with the licence (CC0 1.0) at OUT/LICENSE.
-#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh /work/.mirror/blacklightpy+vaultofknowledge/repo /work/evaldata/vok-knowledge
+#   usage: lay.sh GIT_DIR OUT      e.g. lay.sh ~/mirrors/blacklightpy+vaultofknowledge.git $MEMORY_PLUGIN_EVALDATA/vok-knowledge
 # Only the folder "04. Organized Knowledge - Old Format/" at the commit below, with that folder prefix
 # stripped; .md files verbatim (all 778 files in it are markdown; anything else would be written empty).
 set -euo pipefail
