@@ -232,7 +232,8 @@ def main() -> None:
                             "pred": results[mode][p["id"]][0], **raw_scores(cfg, conn, p)}
                 conn.close()
     pp = Path(a.pairs).resolve()
-    rel = pp.relative_to(ROOT) if pp.is_relative_to(ROOT) else a.pairs
+    # a set outside the repository is named by its file name: its folder is one of this machine
+    rel = pp.relative_to(ROOT) if pp.is_relative_to(ROOT) else Path(pp.name)
     lines = [f"Set: `{rel}`, {len(pairs)} pairs ({sum(p['duplicate'] for p in pairs)} duplicates); "
              f"vaults: {dict(Counter(p.get('vault', 'fixture') for p in pairs))}", ""]
     for mode in modes:

@@ -11,7 +11,7 @@ import argparse
 import shutil
 import sys
 
-from common import EXE, LEXICAL, OUT, cpu_probe, load_avg, machine, median, publish, timed, timed_tree, vault
+from common import EXE, LEXICAL, OUT, cpu_probe, load_avg, machine, median, publish, timed, timed_tree, vault, without_folders
 
 
 def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
@@ -49,7 +49,7 @@ def bench_size(n: int, runs: int, mem_runs: int, peers: bool) -> dict:
             out["ot"] = median([w for w, _ in ot])
             out["ot_rss"] = max(r for _, r in ot)
         except RuntimeError as e:
-            out["ot_error"] = str(e).splitlines()[-1][:120]
+            out["ot_error"] = without_folders(str(e).splitlines()[-1])[:120]
     return out
 
 

@@ -104,6 +104,13 @@ def write_section(name: str, body: str) -> None:
     os.replace(tmp, RESULTS)
 
 
+
+def without_folders(text: str) -> str:
+    """`text` with every absolute path cut to its last part. An error message quoted in RESULTS.md
+    (a peer tool that failed) names folders of the machine it ran on, which mean nothing to a reader."""
+    return re.sub(r"(?<![\w.~])(?:/[^\s/:'\"`()]+)+/(?=[^\s/])", "", text)
+
+
 def publish(name: str, lines: list[str], write: bool) -> None:
     """Print a benchmark's markdown section and, with --write, record it in RESULTS.md."""
     text = "\n".join(lines)

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import EXE, GEN, LEXICAL, OUT, load_avg, machine, median, timed, vault as gen_vault, write_section  # noqa: E402
+from common import EXE, GEN, LEXICAL, OUT, load_avg, machine, median, timed, vault as gen_vault, without_folders, write_section  # noqa: E402
 
 PY = sys.executable
 GRAPHIFY = str(Path(PY).parent / "graphify")
@@ -220,7 +220,7 @@ def main() -> int:
                 got = {e for e in r["edges"] if not e[1].startswith("?compare target")}  # our edits
                 r["recall"], r["precision"] = score(got, want)
             except Exception as e:  # a peer that fails a step is reported, not dropped
-                r = {"error": f"{type(e).__name__}: {str(e)[-200:]}"}
+                r = {"error": f"{type(e).__name__}: {without_folders(str(e))[-200:]}"}
             results[tool] = r
         mp = results["memory-plugin"]
         for tool, r in results.items():
