@@ -1,15 +1,17 @@
-"""A sentence-transformers BERT or MPNet encoder (all-MiniLM-L6-v2, all-mpnet-base-v2 and their kin)
-run with numpy alone.
+"""A sentence-transformers BERT or MPNet encoder (all-MiniLM-L6-v2, all-mpnet-base-v2, e5, bge and their
+kin) run with numpy alone.
 
 Imported only where embedding happens (never by a hook that embeds notes; UserPromptSubmit recall in
 semantic mode encodes the prompt alone): it needs the `semantic` extra (numpy and tokenizers;
 BERT's WordPiece is read by wordpiece.py, the library only for other tokenizers). The model directory
 holds the files sentence-transformers publishes:
-`config.json`, `tokenizer.json`, `model.safetensors` and optionally `1_Pooling/config.json` and
-`sentence_bert_config.json`. What runs is the BERT (or MPNet) forward pass, mean pooling over the
-attention mask and L2 normalisation, the three modules of all-MiniLM-L6-v2's `modules.json`. MPNet
-differs from BERT in three places only: no token types, positions counted from the pad id + 1, and a
-learned bias per head on the attention scores by bucketed relative distance (as in T5).
+`config.json`, `tokenizer.json`, `model.safetensors` and optionally `modules.json`,
+`1_Pooling/config.json`, `sentence_bert_config.json` and `config_sentence_transformers.json`. What
+runs is what those files chain (models.read_recipe): the prefix the model asks for (a question's or
+a passage's), the BERT (or MPNet) forward pass, the pooling of its `1_Pooling/config.json` (mean
+over the attention mask, the [CLS] token, max, weighted mean or last token) and L2 normalisation.
+MPNet differs from BERT in three places only: no token types, positions counted from the pad id + 1,
+and a learned bias per head on the attention scores by bucketed relative distance (as in T5).
 
 Why numpy and not ONNX Runtime or torch: the official release has no ONNX export and making one
 needs torch; numpy reproduces the published vectors (tests/test_semantic.py) at a speed that fits
@@ -24,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from .models import FileProblem as ModelError
-from .models import check_safetensors
+from .models import check_safetensors, read_recipe
 
 
 def _gelu(x: np.ndarray) -> np.ndarray:
@@ -80,6 +82,20 @@ def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.n
     return xc / np.sqrt(var + eps) * w + b
 
 
+def _pool(mode: str, h: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """One row per text of the (texts, tokens, dim) states, as sentence-transformers' Pooling does
+    in `mode`; padding (mask 0) is always at the end."""
+    if mode == "cls":
+        return h[:, 0]
+    if mode == "lasttoken":
+        return h[np.arange(len(h)), mask.sum(1).astype(np.int64) - 1]
+    if mode == "max":
+        return np.where(mask[:, :, None] > 0, h, np.float32(-1e9)).max(1)
+    if mode == "weightedmean":  # token i (from 1) weighs i
+        mask = mask * np.arange(1, h.shape[1] + 1, dtype=np.float32)
+    return (h * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+
+
 def _read_json(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -90,9 +106,10 @@ def _read_json(path: Path) -> dict:
 
 
 class Embedder:
-    """Loads the model once; `encode(texts)` gives float32 rows of unit length."""
+    """Loads the model once; `encode(texts, prompt)` gives float32 rows of unit length. `name`: the
+    model's hub name, for the prompts of models.KNOWN_PROMPTS (by default the folder's name)."""
 
-    def __init__(self, model_dir: str | os.PathLike, threads: int | None = None):
+    def __init__(self, model_dir: str | os.PathLike, threads: int | None = None, name: str = ""):
         d = Path(model_dir)
         self.dir = d
         cfg = _read_json(d / "config.json")
@@ -101,9 +118,8 @@ class Embedder:
             raise ModelError(f"{d / 'config.json'}: only BERT (absolute positions) and MPNet encoders are supported")
         if cfg.get("hidden_act", "gelu") != "gelu":
             raise ModelError(f"{d / 'config.json'}: activation {cfg.get('hidden_act')!r} is not supported")
-        pool_path = d / "1_Pooling" / "config.json"
-        if pool_path.exists() and not _read_json(pool_path).get("pooling_mode_mean_tokens", True):
-            raise ModelError(f"{pool_path}: only mean pooling is supported")
+        self.recipe = read_recipe(d, name)
+        self.prefixes = {"query": self.recipe.query_prefix, "passage": self.recipe.passage_prefix}
         st_path = d / "sentence_bert_config.json"
         st = _read_json(st_path) if st_path.exists() else {}
         self.max_len = int(min(st.get("max_seq_length", 256), cfg.get("max_position_embeddings", 512)))
@@ -236,16 +252,21 @@ class Embedder:
             ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b * n, self.dim)
             h = _layer_norm(ctx @ ao_w + ao_b + h, ln1_w, ln1_b, self.eps)
             h = _layer_norm(_gelu(h @ i_w + i_b) @ o_w + o_b + h, ln2_w, ln2_b, self.eps)
-        h = h.reshape(b, n, self.dim)
-        summed = (h * mask[:, :, None]).sum(1)
-        pooled = summed / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+        pooled = _pool(self.recipe.pooling, h.reshape(b, n, self.dim), mask)
+        # Unit rows whatever modules.json says: the search is by cosine, which the length never moves
+        # (read_recipe refuses a model scored otherwise).
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
-    def encode(self, texts: list[str], batch_size: int = 16, batch_tokens: int = BATCH_TOKENS) -> np.ndarray:
-        """Unit-length float32 rows, one per text, in order. Texts of similar length share a batch
-        so little of each batch is padding; a batch holds at most `batch_size` texts and, padded, at
-        most `batch_tokens` tokens (one text alone may exceed it)."""
+    def encode(self, texts: list[str], batch_size: int = 16, batch_tokens: int = BATCH_TOKENS,
+               prompt: str | None = None) -> np.ndarray:
+        """Unit-length float32 rows, one per text, in order. `prompt` "query" (a question) or
+        "passage" (a note's text) puts the prefix the model asks for before each text; None, none.
+        Texts of similar length share a batch so little of each batch is padding; a batch holds at
+        most `batch_size` texts and, padded, at most `batch_tokens` tokens (one text alone may
+        exceed it)."""
         texts = list(texts)
+        if prompt is not None and self.prefixes[prompt]:
+            texts = [self.prefixes[prompt] + t for t in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out

