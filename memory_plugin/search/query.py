@@ -177,14 +177,15 @@ def _days(value) -> int | None:
 
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
-          limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
+          limit: int = 50, record: bool = False, cwd: str | None = None, as_json: bool = False,
           semantic: bool = True, abstention: dict | None = None,
           idf: dict[str, tuple[float, int]] | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
-    hook has them already), so they are not counted again."""
+    hook has them already), so they are not counted again. `record` is accepted and ignored: a
+    return is not use (index/lifecycle.py), so an answer records nothing."""
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
@@ -262,8 +263,6 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         return pack(res, [], budget, as_json)
     anchor_list = _anchor(conn, text, type_, q["content"], lex_top) if q["content"] and ANCHOR["top"] else []
     rows = _fetch_rows(conn, list(cands))
-    ph = ','.join('?' * len(cands))
-    uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({ph})", list(cands)))
     successors = L.successors(conn, cands)
     scored = []
     for p, c in cands.items():
@@ -276,7 +275,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             f = RULES["intent_match"] if r["type"] in q["intent"] else \
                 RULES["intent_other_strong"] if q["strong"] else RULES["intent_other"]
             s, cause = s * f, cause * f
-        conf = L.confidence(cfg, r["props"], r["created"], uses.get(p, 0))
+        conf = L.confidence(cfg, r["props"], r["created"], type_=r["type"])
         s *= 1 - CONFIDENCE_SHARE + CONFIDENCE_SHARE * conf["effective"]
         age = _days(r["props"].get("last_validated")) or _days(r["updated"]) or _days(r["created"])
         s *= 1 - RECENCY_SHARE + RECENCY_SHARE * (0.5 ** (max(age, 0) / 365) if age is not None else 0.5)
@@ -309,10 +308,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
     scored = anchored(scored, anchors)
     items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
-    res = pack(res, items, budget, as_json)
-    if record:
-        L.record_usage(conn, [i["path"] for i in res["items"]])
-    return res
+    return pack(res, items, budget, as_json)
 
 
 def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:
