@@ -204,6 +204,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     matched: dict[str, set[str]] = {}
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     lex_top: dict = {}  # the lexical retriever's unfiltered BM25 head (the anchor may be read from it)
+    close: set[str] | None = None  # semantic on: the notes closer in meaning than usual (retrieve.SEMANTIC_EVIDENCE_Z)
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -230,6 +231,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         res["notice"] = ask.notice
         sem = ask.sem
         if sem is not None:
+            close = ask.close
             top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
             mean, sd = ask.stats.get("calibration", (0.5, 1.0))
             sem_top = sem[0].score if sem else 0.0
@@ -253,7 +255,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
         R.fuse(cands, floors=floors)
-        ask.seeds = [(c.path, c.fused) for c in sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]]
+        # a note the answer would not show (no evidence but the semantic tail) ties nothing to the question
+        ask.seeds = [(c.path, c.fused) for c in sorted(cands.values(), key=lambda c: (-c.fused, c.path))
+                     if not _tail(c, close)][:R.GRAPH_SEEDS]
         for r in R.RETRIEVERS:
             if r.after_fusion and (found := r.run(ask)) is not None:
                 ask.found[r.name] = found
@@ -268,6 +272,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     for p, c in cands.items():
         r = rows.get(p)
         if not r or r["private"] or r["skipped"] or (type_ and r["type"] != type_):
+            continue
+        if _tail(c, close):
             continue
         s = c.fused
         cause = 1.0  # the product of the rules that lower a note for a reason of its own
@@ -309,6 +315,12 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     scored = anchored(scored, anchors)
     items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
     return pack(res, items, budget, as_json)
+
+
+def _tail(c: R.Cand, close: set[str] | None) -> bool:
+    """Only the semantic list has the note, and it is no closer than usual (`close`: the notes that
+    are, None with semantic off): no evidence about the question, so not shown."""
+    return close is not None and c.ranks.keys() <= {"semantic"} and c.path not in close
 
 
 def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:
