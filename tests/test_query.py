@@ -171,27 +171,41 @@ def test_negative_question_returns_nothing(built):
     assert r.returncode == 0 and "Nothing in the vault" in r.stdout
 
 
-def test_query_records_usage_and_explain_shows_confidence(built):
-    q(built, "WAL")
-    q(built, "WAL")
-    r = run_cli("--vault", str(built), "explain", "Write-ahead logging", "--json")
-    conf = json.loads(r.stdout)["confidence"]
-    assert conf["uses"] == 2 and conf["effective"] >= conf["decayed"]
-    text = run_cli("--vault", str(built), "explain", "Write-ahead logging").stdout
-    assert "confidence: 0." in text and "returned 2×" in text
+def test_being_returned_by_query_is_not_use_validating_is(built):
+    """An empty daily note returned by every answer reached 0.77: a return raised confidence. Now
+    twenty answers leave it where it was, and `validate` (the owner confirming it) raises it."""
+    from memory_plugin.index.lifecycle import effective_confidence
+
+    (built / "Decisions/Queue retries.md").write_text(
+        "---\ntype: decision\nconfidence: 0.6\ncreated: 2024-01-01\n---\nJob queue retries back off.\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    cfg = load_config(vault=built)
+    c = open_index(cfg)
+    try:
+        before = effective_confidence(cfg, c, "Decisions/Queue retries.md")
+        for _ in range(20):
+            assert "Decisions/Queue retries.md" in [i["path"] for i in Q.query(cfg, c, "job queue retries")["items"]]
+        assert effective_confidence(cfg, c, "Decisions/Queue retries.md") == before
+        assert run_cli("--vault", str(built), "validate", "Queue retries").returncode == 0
+        after = effective_confidence(cfg, c, "Decisions/Queue retries.md")
+        assert after["effective"] > before["effective"] and after["age_days"] == 0, (before, after)
+    finally:
+        c.close()
+    text = run_cli("--vault", str(built), "explain", "Queue retries").stdout
+    assert "confidence: 0.70 (stored 0.70" in text and "by query" not in text, text
 
 
-def test_confidence_decays_with_half_life(conn):
+def test_confidence_decays_with_half_life_but_not_a_convention(conn):
     import datetime as dt
 
     from memory_plugin.index.lifecycle import confidence
     cfg, _ = conn
     props = {"confidence": 0.8, "last_validated": "2026-01-01"}
-    c0 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1))
-    c1 = confidence(cfg, props, None, 0, dt.date(2026, 1, 1) + dt.timedelta(days=cfg.confidence_half_life_days))
+    c0 = confidence(cfg, props, None, dt.date(2026, 1, 1))
+    c1 = confidence(cfg, props, None, dt.date(2026, 1, 1) + dt.timedelta(days=cfg.confidence_half_life_days))
     assert c0["effective"] == 0.8 and abs(c1["effective"] - 0.4) < 1e-6
-    assert confidence(cfg, props, None, 20, dt.date(2026, 7, 1))["effective"] > \
-        confidence(cfg, props, None, 0, dt.date(2026, 7, 1))["effective"]
+    rule = confidence(cfg, props, None, dt.date(2030, 1, 1), type_="convention")
+    assert rule["effective"] == 0.8 and "does not decay" in str(rule)
 
 
 def test_search_snippets(built):

@@ -40,3 +40,37 @@ def test_broken_model_falls_back_to_lexical_in_one_line(vault, semantic_env, tmp
     assert r.returncode == 0
     assert json.loads(r.stdout)["items"][0]["path"] == "Projects/atlas/decisions/Use Postgres SKIP LOCKED for job queue.md"
     assert r.stderr.count("\n") == 1 and "lexical only" in r.stderr
+
+
+def test_an_answer_shows_the_semantic_tail_only_when_closer_than_usual(vault, semantic_vault_env, monkeypatch):
+    """The semantic search ranks every note of a small vault: a note only its tail has (no word of
+    the question, no name, no link) is shown when it is closer to the question than usual in this
+    vault (its cosine's z-score against the vault's calibration), and a `why` that speaks of meaning
+    names the section or the passage. With every hit taken as evidence, the tail is back."""
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index
+    from memory_plugin.search import query as Q
+    from memory_plugin.search import retrieve as R
+    from memory_plugin.semantic import vectors as S
+
+    cfg = load_config(vault=vault)
+    conn = open_index(cfg)
+    try:
+        mean, sd = S.calibration(conn)
+        question = "what do I do in the first minutes of a production outage?"
+        res = Q.query(cfg, conn, question, project="")
+        items = res["items"]
+        assert items[0]["path"] == "SOPs/Incident response.md"
+
+        def tail(it, z_min=R.SEMANTIC_EVIDENCE_Z):
+            f = it["found"]
+            return not f.keys() - {"semantic"} and (f["semantic"][1] - mean) / sd < z_min
+
+        assert not [it["path"] for it in items if tail(it)]
+        for it in items:
+            assert all(w.startswith("close in meaning: ") for w in it["why"] if w.startswith("close in meaning")), it
+        monkeypatch.setattr(R, "SEMANTIC_EVIDENCE_Z", float("-inf"))  # every hit as evidence: the tail pads
+        padded = Q.query(cfg, conn, question, project="")
+        assert [it["path"] for it in padded["items"] if tail(it)]
+    finally:
+        conn.close()

@@ -165,6 +165,22 @@ def test_stale_only_for_memories_or_stored_confidence_never_superseded(built):
     assert conf["effective"] == conf["stored"] == 0.7, conf  # a default it never stored does not decay
 
 
+def test_a_convention_never_goes_stale(built):
+    """A convention is a rule its owner set, not an observation: an old one with a low stored
+    confidence (a convention by its tag or by its type, as the index classifies notes) is not
+    proposed as stale, and its confidence does not decay."""
+    old = "confidence: 0.3\ncreated: 2019-01-01\n"
+    _write(built, "Conventions/Old rule.md", f"---\ntags: [convention/style]\n{old}---\nWe indent with four spaces.\n")
+    _write(built, "Learnings/Typed rule.md", f"---\ntype: convention\n{old}---\nBranch names start with a ticket.\n")
+    _write(built, "Learnings/Old memory.md", f"---\ntype: learning\n{old}---\nOld.\n")
+    assert run_cli("--vault", str(built), "sync").returncode == 0
+    stale = sorted(p["notes"][0] for p in proposals(built) if p["kind"] == "stale")
+    assert stale == ["Learnings/Old memory.md"], stale
+    for title in ("Old rule", "Typed rule"):
+        conf = json.loads(run_cli("--vault", str(built), "explain", title, "--json").stdout)["confidence"]
+        assert conf["effective"] == conf["stored"] == 0.3 and conf["age_days"] > 365, conf
+
+
 def test_a_dangling_uri_link_gets_no_stub(built):
     """[[dendron://vault/Write-ahead logging]] (a cross-vault URI, dangling in Obsidian's reading) is
     reported with the note it means, but no stub is proposed at a path with a colon."""

@@ -1,5 +1,7 @@
 """The lifecycle of a memory: whether a note still holds (its status, its supersession) and how far
-to trust it (confidence: stored, decayed since the note was last validated, raised by use).
+to trust it (confidence: stored, decayed since the note was last validated; `validate` raises it).
+Being returned by `query` is not use: a note listed twenty times is no more trustworthy for it,
+so nothing a search does moves a note's confidence.
 
 Every reader of "what is current" asks here: the brief, `query`, `reorganize` and the write path.
 A note is superseded when a public note succeeds it: `supersedes: [[Old]]` on the new note, or
@@ -120,12 +122,12 @@ class Confidence(dict):
     def __str__(self) -> str:
         if self.get("default"):
             s = f"{self['effective']:.2f} (default {self['stored']:.2f}: the note stores no confidence, so none decays"
+        elif not self.get("decays", True):
+            s = f"{self['effective']:.2f} (stored {self['stored']:.2f}: a rule its owner set does not decay"
         else:
             s = f"{self['effective']:.2f} (stored {self['stored']:.2f}"
-        if self.get("since") and not self.get("default"):
+        if self.get("since") and not self.get("default") and self.get("decays", True):
             s += f", since {self['since']}, {self['age_days']} d ago, half-life {self['half_life_days']} d"
-        if self.get("uses"):
-            s += f", returned {self['uses']}× by query"
         return s + ")"
 
     __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
@@ -143,48 +145,38 @@ def stored_confidence(cfg: Config, props: dict) -> float:
     return float(cfg.confidence_default)
 
 
-def confidence(cfg: Config, props: dict, created: str | None, uses: int = 0,
-               today: _dt.date | None = None) -> Confidence:
+# A convention is a rule its owner set, not an observation that ages: its confidence does not decay,
+# so time alone never makes it "stale" (reorganize) or ranks it lower (query).
+NO_DECAY_TYPES = frozenset({"convention"})
+
+
+def decays(type_: str | None) -> bool:
+    return (type_ or "") not in NO_DECAY_TYPES
+
+
+def confidence(cfg: Config, props: dict, created: str | None, today: _dt.date | None = None,
+               type_: str | None = None) -> Confidence:
     """Stored confidence halved every `confidence_half_life_days` since `last_validated` (else
-    `created`), then raised by use: each return by `query` closes part of the gap to 1."""
+    `created`), unless the note is of a kind that does not decay (NO_DECAY_TYPES; `type_` is the
+    type the index gave the note)."""
     today = today or _dt.date.today()
     stored = stored_confidence(cfg, props)
     since = parse_date(props.get("last_validated")) or parse_date(props.get("created")) or parse_date(created)
     age = max(0, (today - since).days) if since else 0
     hl = float(cfg.confidence_half_life_days) or 0
     # Only a confidence the note stores decays: a default it never stored says nothing about its age.
-    decayed = stored * (0.5 ** (age / hl)) if hl > 0 and has_confidence(props) else stored
-    boost = 0.3 * (1 - 0.5 ** (uses / 10)) if uses > 0 else 0.0
-    eff = decayed + (1 - decayed) * boost
-    return Confidence(effective=round(eff, 3), stored=round(stored, 3), decayed=round(decayed, 3),
-                      default=not has_confidence(props),
+    eff = stored * (0.5 ** (age / hl)) if hl > 0 and has_confidence(props) and decays(type_) else stored
+    return Confidence(effective=round(eff, 3), stored=round(stored, 3), decayed=round(eff, 3),
+                      default=not has_confidence(props), decays=decays(type_),
                       since=since.isoformat() if since else None, age_days=age,
-                      half_life_days=cfg.confidence_half_life_days, uses=uses)
+                      half_life_days=cfg.confidence_half_life_days)
 
 
 def effective_confidence(cfg: Config, conn: sqlite3.Connection, path: str,
                          today: _dt.date | None = None) -> Confidence:
     from ..core.errors import NoteNotFound
 
-    row = conn.execute("SELECT props, created FROM notes WHERE path=?", (path,)).fetchone()
+    row = conn.execute("SELECT props, created, type FROM notes WHERE path=?", (path,)).fetchone()
     if not row:
         raise NoteNotFound(f"no note at {path}")
-    u = conn.execute("SELECT hits FROM usage WHERE path=?", (path,)).fetchone()
-    return confidence(cfg, json.loads(row[0] or "{}"), row[1], u[0] if u else 0, today)
-
-
-def record_usage(conn: sqlite3.Connection, paths: Iterable[str]) -> None:
-    """Count a return by `query` (best effort: a busy index skips the count, never the answer)."""
-    import sqlite3
-
-    paths = list(paths)
-    if not paths:
-        return
-    now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    try:
-        conn.execute("PRAGMA busy_timeout=300")
-        conn.executemany("INSERT INTO usage(path, hits, last_hit) VALUES (?, 1, ?) ON CONFLICT(path) "
-                         "DO UPDATE SET hits = hits + 1, last_hit = excluded.last_hit",
-                         [(p, now) for p in paths])
-    except sqlite3.Error:
-        pass
+    return confidence(cfg, json.loads(row[0] or "{}"), row[1], today, type_=row[2])

@@ -226,15 +226,17 @@ def _stub_text(intended: str, note: dict) -> str:
 
 
 def _stale(cfg, conn, notes, today, succ: dict) -> list[dict]:
-    uses = dict(conn.execute("SELECT path, hits FROM usage"))
     out = []
     for n in notes:
-        # memories, or notes that carry a confidence; never one already superseded or retracted
+        # memories, or notes that carry a confidence; never one already superseded or retracted, nor
+        # a convention (a rule its owner set does not go stale with time: L.NO_DECAY_TYPES)
         if n["type"] not in MEMORY_KINDS and not L.has_confidence(n["props"]):
+            continue
+        if not L.decays(n["type"]):
             continue
         if L.historical(n["status"], n["path"] in succ):
             continue
-        c = L.confidence(cfg, n["props"], n["created"], uses.get(n["path"], 0), today)
+        c = L.confidence(cfg, n["props"], n["created"], today, type_=n["type"])
         if c["effective"] < cfg.prune_threshold:
             out.append({"kind": "stale", "title": f"{n['path']}: confidence {c}", "notes": [n["path"]],
                         "score": c["effective"],

@@ -177,14 +177,15 @@ def _days(value) -> int | None:
 
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
-          limit: int = 50, record: bool = True, cwd: str | None = None, as_json: bool = False,
+          limit: int = 50, record: bool = False, cwd: str | None = None, as_json: bool = False,
           semantic: bool = True, abstention: dict | None = None,
           idf: dict[str, tuple[float, int]] | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
-    hook has them already), so they are not counted again."""
+    hook has them already), so they are not counted again. `record` is accepted and ignored: a
+    return is not use (index/lifecycle.py), so an answer records nothing."""
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
@@ -203,6 +204,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     matched: dict[str, set[str]] = {}
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "known": 1.0}
     lex_top: dict = {}  # the lexical retriever's unfiltered BM25 head (the anchor may be read from it)
+    close: set[str] | None = None  # semantic on: the notes closer in meaning than usual (retrieve.SEMANTIC_EVIDENCE_Z)
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
         paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
@@ -229,6 +231,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         res["notice"] = ask.notice
         sem = ask.sem
         if sem is not None:
+            close = ask.close
             top_lex, top_sem = [h[0] for h in lex[:ABSTAIN["agree_top"]]], [h.path for h in sem[:ABSTAIN["agree_top"]]]
             mean, sd = ask.stats.get("calibration", (0.5, 1.0))
             sem_top = sem[0].score if sem else 0.0
@@ -252,7 +255,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
         R.fuse(cands, floors=floors)
-        ask.seeds = [(c.path, c.fused) for c in sorted(cands.values(), key=lambda c: (-c.fused, c.path))[:R.GRAPH_SEEDS]]
+        # a note the answer would not show (no evidence but the semantic tail) ties nothing to the question
+        ask.seeds = [(c.path, c.fused) for c in sorted(cands.values(), key=lambda c: (-c.fused, c.path))
+                     if not _tail(c, close)][:R.GRAPH_SEEDS]
         for r in R.RETRIEVERS:
             if r.after_fusion and (found := r.run(ask)) is not None:
                 ask.found[r.name] = found
@@ -262,13 +267,13 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         return pack(res, [], budget, as_json)
     anchor_list = _anchor(conn, text, type_, q["content"], lex_top) if q["content"] and ANCHOR["top"] else []
     rows = _fetch_rows(conn, list(cands))
-    ph = ','.join('?' * len(cands))
-    uses = dict(conn.execute(f"SELECT path, hits FROM usage WHERE path IN ({ph})", list(cands)))
     successors = L.successors(conn, cands)
     scored = []
     for p, c in cands.items():
         r = rows.get(p)
         if not r or r["private"] or r["skipped"] or (type_ and r["type"] != type_):
+            continue
+        if _tail(c, close):
             continue
         s = c.fused
         cause = 1.0  # the product of the rules that lower a note for a reason of its own
@@ -276,7 +281,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             f = RULES["intent_match"] if r["type"] in q["intent"] else \
                 RULES["intent_other_strong"] if q["strong"] else RULES["intent_other"]
             s, cause = s * f, cause * f
-        conf = L.confidence(cfg, r["props"], r["created"], uses.get(p, 0))
+        conf = L.confidence(cfg, r["props"], r["created"], type_=r["type"])
         s *= 1 - CONFIDENCE_SHARE + CONFIDENCE_SHARE * conf["effective"]
         age = _days(r["props"].get("last_validated")) or _days(r["updated"]) or _days(r["created"])
         s *= 1 - RECENCY_SHARE + RECENCY_SHARE * (0.5 ** (max(age, 0) / 365) if age is not None else 0.5)
@@ -309,10 +314,13 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
     scored = anchored(scored, anchors)
     items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
-    res = pack(res, items, budget, as_json)
-    if record:
-        L.record_usage(conn, [i["path"] for i in res["items"]])
-    return res
+    return pack(res, items, budget, as_json)
+
+
+def _tail(c: R.Cand, close: set[str] | None) -> bool:
+    """Only the semantic list has the note, and it is no closer than usual (`close`: the notes that
+    are, None with semantic off): no evidence about the question, so not shown."""
+    return close is not None and c.ranks.keys() <= {"semantic"} and c.path not in close
 
 
 def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:

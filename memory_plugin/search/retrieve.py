@@ -5,7 +5,8 @@ their fusion.
   OR'ed, stop words dropped, and those half the notes have (BM25 gives them no weight); every note
   BM25 ranks is a candidate (no coverage gate).
 - names:   a title, alias, tag or project the question names.
-- semantic: close in meaning (semantic.search, when the semantic layer is on).
+- semantic: close in meaning (semantic.search, when the semantic layer is on); evidence only when
+  closer than usual in this vault (SEMANTIC_EVIDENCE_Z).
 - graph:   neighbours of the best fused candidates over links, typed relations and rare shared tags.
 RETRIEVERS, at the end, is the one table of them (name, weight, how each runs) that the fusion, the
 answer's `why`, the prompt hook and the eval read: a new retriever is one function and one row there.
@@ -41,6 +42,15 @@ EDGE = {
 }
 RARE_TAG_MAX = 12     # a tag on more notes than this links nothing in particular
 HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads less (hub_damping)
+# "Close in meaning" is evidence only when closer than usual in this vault: the semantic search ranks
+# every note by cosine (in a small vault, all of them), so its tail is close to nothing in particular.
+# A hit's cosine is read as a z-score against the vault's own calibration (semantic/vectors.py, the
+# abstention's yardstick): at or above this, the note is closer to the question than a typical note
+# is to its nearest other note, and the answer says so (naming the section or the passage); below
+# (but for the list's best hit), the semantic list still ranks it, but it is no reason to show it
+# (query drops a note found by nothing else) and no `why`. 0 is abstention's `novel_z`, the same
+# "no closer than usual".
+SEMANTIC_EVIDENCE_Z = 0.0
 # Word pieces that are no words (what's -> s, you're -> re): never searched for, never a `why`.
 FRAGMENTS = frozenset("s t d m re ve ll".split())
 
@@ -367,7 +377,7 @@ class Ask:
     """One question as the retrievers see it, and what they leave for the answer: `found` (name ->
     (ranked [(path, score)], {path: why})) and each one's own extras (`hits`, `tops`, `sem`...)."""
     __slots__ = ("cfg", "conn", "text", "words", "content", "type_", "semantic", "seeds", "found", "hits",
-                 "tops", "sem", "stats", "notice", "complete")
+                 "tops", "sem", "close", "stats", "notice", "complete")
 
     def __init__(self, cfg, conn: sqlite3.Connection, text: str, words: list[str], content: list[str],
                  type_: str | None, semantic: bool = True):
@@ -378,6 +388,7 @@ class Ask:
         self.hits: dict[str, list] = {}  # lexical / forms: [(path, bm25, the question's words it has, why)]
         self.tops: dict[str, dict] = {}  # lexical / forms: the BM25 ranking's head (bm25_search)
         self.sem: list | None = None     # the semantic hits kept (public, of the type asked)
+        self.close: set[str] = set()     # ... of those, the notes closer than usual (SEMANTIC_EVIDENCE_Z)
         self.stats: dict = {}
         self.notice, self.complete = "", False
 
@@ -403,8 +414,19 @@ def _semantic(a: Ask):
         return None
     ok = public(a.conn, [h.path for h in sem], a.type_, by="path")
     a.sem = [h for h in sem if h.path in ok]
-    return ([(h.path, h.score) for h in a.sem],
-            {h.path: "close in meaning" + (f": §{h.heading}" if h.heading else "") for h in a.sem})
+    mean, sd = a.stats.get("calibration", (0.5, 1.0))
+    # its best hit is evidence whatever its z: an answer given at all (query's abstention read that
+    # cosine against the same calibration) may rest on it, as a paraphrase sharing no word does
+    a.close = {h.path for i, h in enumerate(a.sem) if i == 0 or (h.score - mean) / (sd or 1.0) >= SEMANTIC_EVIDENCE_Z}
+    return ([(h.path, h.score) for h in a.sem], {h.path: _close_why(h) for h in a.sem if h.path in a.close})
+
+
+def _close_why(h) -> str:
+    """What the note is close in meaning by: its section, else the first words of the passage."""
+    if h.heading:
+        return f"close in meaning: §{h.heading}"
+    words = (h.snippet or "").split()
+    return f"close in meaning: “{' '.join(words[:8])}{'…' if len(words) > 8 else ''}”" if words else "close in meaning"
 
 
 def _graph(a: Ask):
