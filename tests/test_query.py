@@ -236,7 +236,7 @@ def test_core_query_without_index_of_types(conn):
     cfg, c = conn
     with pytest.raises(Q.QueryError):
         Q.query(cfg, c, "x", type_="nope")
-    res = Q.query(cfg, c, "job queue", record=False, project="")
+    res = Q.query(cfg, c, "job queue", project="")
     assert res["items"] and res["omitted"] >= 0
 
 
@@ -287,7 +287,7 @@ def test_rules_are_named_weights_that_drive_the_ranking(conn, monkeypatch):
     other = "Projects/memory-plugin/decisions/SQLite FTS5 for search.md"
 
     def score():
-        items = Q.query(cfg, c, "sqlite", record=False, project="atlas", budget=10**6)["items"]
+        items = Q.query(cfg, c, "sqlite", project="atlas", budget=10**6)["items"]
         return next(i["score"] for i in items if i["path"] == other)
 
     demoted = score()
@@ -302,9 +302,9 @@ def test_lexical_abstention_is_one_rule(conn):
     ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False}
     assert Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"] - 0.01})
     assert not Q.abstain({**ev, "known": Q.ABSTAIN["lexical_known"]})
-    assert Q.query(cfg, c, "zebra giraffe database", record=False, project="", semantic=False)["items"] == []
-    assert Q.query(cfg, c, "which queue did atlas use originally?", record=False, project="", semantic=False)["items"]
-    assert Q.query(cfg, c, "terraform helm kubernetes rebalancing", record=False, project="",
+    assert Q.query(cfg, c, "zebra giraffe database", project="", semantic=False)["items"] == []
+    assert Q.query(cfg, c, "which queue did atlas use originally?", project="", semantic=False)["items"]
+    assert Q.query(cfg, c, "terraform helm kubernetes rebalancing", project="",
                    semantic=False)["items"] == []
 
 
@@ -319,7 +319,7 @@ def test_plain_bm25s_best_note_keeps_its_place(conn, monkeypatch):
     monkeypatch.setattr(Q.R.RETRIEVER["forms"], "weight", 0.0)
 
     def top(n):
-        return [i["path"] for i in Q.query(cfg, c, text, record=False, project="", semantic=False,
+        return [i["path"] for i in Q.query(cfg, c, text, project="", semantic=False,
                                            budget=10**6)["items"][:n]]
 
     assert best in top(1 + Q.ANCHOR["slack"])

@@ -250,7 +250,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
         return []  # no note can share enough of the prompt's words: no retrieval needed ("run the tests")
     # `limit` bounds query's rendering (it packs its answer item by item): the note the retrievers
     # agree on is among the first few, whatever the brief already showed.
-    res = Q.query(cfg, conn, prompt, record=False, limit=max_items + QUERY_ROOM, cwd=cwd,
+    res = Q.query(cfg, conn, prompt, limit=max_items + QUERY_ROOM, cwd=cwd,
                   project=project, budget=100_000, semantic=mode != "lexical", abstention=ABSTAIN_PROMPT,
                   idf=idf)  # the same words' idf: query need not count them again
     if res.get("notice") and notices is not None:

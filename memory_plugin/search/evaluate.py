@@ -103,7 +103,7 @@ def run(cfg: Config, conn: sqlite3.Connection, questions: list[dict]) -> dict:
         out = {}
         for system, semantic in (("query", True), ("lexical", False)):
             res = Q.query(cfg, conn, q["q"], type_=q["type"], project=q["project"] or "", history=q["history"],
-                          budget=10**6, limit=10, record=False, semantic=semantic)
+                          budget=10**6, limit=10, semantic=semantic)
             out[system] = [i["path"] for i in res["items"]]
             notice = notice or res["notice"]
         sem = alone(cfg, conn, q, "semantic")

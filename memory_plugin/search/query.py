@@ -177,15 +177,15 @@ def _days(value) -> int | None:
 
 def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None = None,
           project: str | None = None, history: bool = False, budget: int | None = None,
-          limit: int = 50, record: bool = False, cwd: str | None = None, as_json: bool = False,
+          limit: int = 50, cwd: str | None = None, as_json: bool = False,
           semantic: bool = True, abstention: dict | None = None,
           idf: dict[str, tuple[float, int]] | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
-    hook has them already), so they are not counted again. `record` is accepted and ignored: a
-    return is not use (index/lifecycle.py), so an answer records nothing."""
+    hook has them already), so they are not counted again. An answer records nothing: a
+    return is not use (index/lifecycle.py)."""
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
