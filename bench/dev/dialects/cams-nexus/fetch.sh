@@ -1,7 +1,7 @@
 #!/bin/sh
 # Lay the dev vault cams-nexus: CameronBrooks11/Cams-Nexus (a personal Logseq graph; the repository
 # states no licence, so the notes are not redistributed here, only fetched) at commit
-# d2e14860f4cfa1eba1dc5651bec1f9febbb56403: folders pages/ and journals/ (markdown only, 537 notes)
+# d2e14860f4cfa1eba1dc5651bec1f9febbb56403: folders pages/ and journals/ (markdown only, 541 notes)
 # and logseq/config.edn, into DIR.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
