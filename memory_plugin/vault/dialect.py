@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 # An H1 on the body's first line: the name the note gives itself, kept searchable as an alias
-_OPENING_H1_RE = re.compile(r"[ \t]*+#[ \t]++([^\n]++)")
+_OPENING_H1_RE = re.compile(r"\n*+[ \t]*+#[ \t]++([^\n]++)")
 
 OBSIDIAN, DENDRON, LOGSEQ = "obsidian", "dendron", "logseq"
 
@@ -30,7 +30,7 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 def logseq_page_props(body: str, limit: int = 50) -> dict[str, str]:
     """The `key:: value` lines that open a Logseq page (its page properties), lowercased keys."""
     out: dict[str, str] = {}
-    for line in body.lstrip("\n").split("\n", limit)[:limit]:
+    for line in body[:4000].lstrip("\n").split("\n", limit)[:limit]:
         m = _LOGSEQ_PROP_RE.fullmatch(line.strip())
         if m is None:
             break
@@ -53,7 +53,7 @@ def _dendron_title(name: str) -> str:
 def opening_h1(body: str) -> str:
     """The text of an H1 that opens the body (after blank lines), or ""; an H1 further down is a
     section (a template's footer, `# Clippings` after `## Books`), not a name."""
-    m = _OPENING_H1_RE.match(body.lstrip("\n")[:1000])
+    m = _OPENING_H1_RE.match(body, 0, 1000)  # no copy of the body: it may be megabytes
     if m is None:
         return ""
     t = m.group(1).strip()
