@@ -81,14 +81,36 @@ def _value(s: str, i: int, where: str) -> tuple[Node, int]:
     return Node(v, m.group()), m.end()
 
 
-def _object(s: str, i: int, where: str) -> tuple[Node, int]:
-    node = Node({}, "")
+def _open(s: str, i: int, node: Node, close: str) -> tuple[Node, int, bool]:
+    """The whitespace after an opening bracket at `i`; (node, the first item's offset, False), or
+    (node, the offset past it, True) when the container is empty."""
     j = _WS.match(s, i + 1).end()
     node.open_ws = s[i + 1:j]
-    if s[j] == "}":
+    if s[j] == close:
         node.text, node.open_ws = s[i:j + 1], ""
         node.close_ws = s[i + 1:j]
-        return node, j + 1
+        return node, j + 1, True
+    return node, j, False
+
+
+def _after_item(s: str, i: int, j: int, node: Node) -> tuple[int, int | None]:
+    """After an item ending at `j`: (the next item's offset, None) after a comma, keeping the first
+    separator's whitespace; else (j, the offset past the closing bracket) with the text recorded."""
+    ws_end = _WS.match(s, j).end()
+    if s[ws_end] == ",":
+        nxt = _WS.match(s, ws_end + 1).end()
+        if node.sep_ws is None:
+            node.sep_ws = s[ws_end + 1:nxt]
+        return nxt, None
+    node.close_ws = s[j:ws_end]
+    node.text = s[i:ws_end + 1]
+    return j, ws_end + 1
+
+
+def _object(s: str, i: int, where: str) -> tuple[Node, int]:
+    node, j, empty = _open(s, i, Node({}, ""), "}")
+    if empty:
+        return node, j
     while True:
         kstart = j
         key, kend = scanstring(s, j + 1)
@@ -102,38 +124,24 @@ def _object(s: str, i: int, where: str) -> tuple[Node, int]:
         child, j = _value(s, j, path)
         node.members[key] = (s[kstart:kend], colon, child)
         node.value[key] = child.value
-        ws_end = _WS.match(s, j).end()
-        if s[ws_end] == ",":
-            j = _WS.match(s, ws_end + 1).end()
-            if node.sep_ws is None:
-                node.sep_ws = s[ws_end + 1:j]
+        j, end = _after_item(s, i, j, node)
+        if end is None:
             continue
-        node.close_ws = s[j:ws_end]
-        node.text = s[i:ws_end + 1]
-        return node, ws_end + 1
+        return node, end
 
 
 def _array(s: str, i: int, where: str) -> tuple[Node, int]:
-    node = Node([], "")
-    j = _WS.match(s, i + 1).end()
-    node.open_ws = s[i + 1:j]
-    if s[j] == "]":
-        node.text, node.open_ws = s[i:j + 1], ""
-        node.close_ws = s[i + 1:j]
-        return node, j + 1
+    node, j, empty = _open(s, i, Node([], ""), "]")
+    if empty:
+        return node, j
     while True:
         child, j = _value(s, j, f"{where}[{len(node.items)}]")
         node.items.append(child)
         node.value.append(child.value)
-        ws_end = _WS.match(s, j).end()
-        if s[ws_end] == ",":
-            j = _WS.match(s, ws_end + 1).end()
-            if node.sep_ws is None:
-                node.sep_ws = s[ws_end + 1:j]
+        j, end = _after_item(s, i, j, node)
+        if end is None:
             continue
-        node.close_ws = s[j:ws_end]
-        node.text = s[i:ws_end + 1]
-        return node, ws_end + 1
+        return node, end
 
 
 def same(a, b) -> bool:
