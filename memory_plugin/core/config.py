@@ -238,6 +238,25 @@ def _json_exact(v) -> bool:
     return False
 
 
+# The app a vault is written for, told by the files the app keeps at the vault's root: its title and
+# link rules differ (vault/dialect.py). A few stats, no reading: every hook loads the config.
+DIALECT_MARKERS = (
+    ("dendron", "dendron.yml"),             # a Dendron workspace (or self-contained vault)
+    ("dendron", "root.schema.yml"),         # Dendron writes root.md and root.schema.yml in every vault
+    ("dendron", "dendron.code-workspace"),
+    ("logseq", os.path.join("logseq", "config.edn")),
+)
+
+
+def detect_dialect(vault: Path | None) -> str:
+    """"dendron", "logseq" or "obsidian" (Obsidian, Foam and plain markdown folders read alike)."""
+    if vault is not None:
+        for dialect, marker in DIALECT_MARKERS:
+            if os.path.isfile(os.path.join(vault, marker)):
+                return dialect
+    return "obsidian"
+
+
 def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None,
                 config_file: str | os.PathLike | None = None,
                 overrides: dict[str, Any] | None = None) -> Config:
@@ -265,4 +284,6 @@ def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.Path
     vpath = Path(values["vault"]).expanduser().absolute() if values["vault"] else None
     cpath = (Path(values["cache_dir"]).expanduser().absolute() if values["cache_dir"]
              else default_cache_dir(vpath))
+    # computed, not a setting: cfg.values carries it to the parse stage (and its worker processes)
+    values["dialect"] = detect_dialect(vpath)
     return Config(vault=vpath, cache_dir=cpath, values=values, sources=sources)

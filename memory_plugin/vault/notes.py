@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 from ..core.yamlread import MAX_PROP_DEPTH, MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
+from .dialect import DENDRON, OBSIDIAN, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
 # Every pattern here is linear in its input: possessive quantifiers, or classes that stop at the
 # delimiter they wait for, so no unclosed `[[`, `[x](` or `**` makes a later start rescan the text.
-H1_RE = re.compile(r"^#[ \t]++([^\n]*+)$", re.M)
 # `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
 # looked for by the regex engine's fast scan for them, not tried at every position of the text.
 MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
@@ -29,6 +29,30 @@ MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\([^()\n]*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
                               (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
+# The properties an owner writes a note's summary in, first non-empty wins: `summary` (ours),
+# `description` (Obsidian Publish, Jekyll, Hugo), `desc` (Dendron), `excerpt` (Dendron, Jekyll), `abstract`.
+SUMMARY_KEYS = ("summary", "description", "desc", "excerpt", "abstract")
+# Text no owner means as a summary: template placeholders and macros ({{date}}, {{fm.desc}},
+# {{embed [[x]]}}, Templater's <% tp.… %>), obsidian-hub's #placeholder/… tags, Logseq block
+# references ((uuid)). `%% … %%` comments are dropped line by line (first_paragraph): they span lines.
+PLACEHOLDER_RE = re.compile(r"\{\{[^{}\n]*+\}\}|<%[^%\n]*+%>|\(\([0-9A-Fa-f-]{8,}+\)\)"
+                            r"|(?<![\w#/])#placeholder/[^\s#,;]*+")
+# `dendron://vault/note.name` (Dendron's cross-vault link) reads as its note's name
+DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
+# A changelog line, narrowly: a line that opens with a release version (`v1.2`, `1.2.3`) or an ISO
+# date followed by a separator (`2023-01-02: fixed …`, `v0.5.1 - added …`): a log entry, not a summary.
+CHANGELOG_RE = re.compile(r"(?:v\d+(?:\.\d+)++|\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.]*+)?(?:[\s:\u2013\u2014]|$)"
+                          r"|\d{4}-\d{2}-\d{2}(?:\s*+[:\u2013\u2014]|\s++-\s|\s*+$)")
+# A line that is all bold (`**Setup**`) with no sentence end: a heading written by hand
+_BOLD_HEADING_RE = re.compile(r"(\*\*|__)[^*_\n]++\1:?")
+_SETEXT_RE = re.compile(r"=++|-++")
+# A `key:: value` line (a Logseq page property, a Dataview inline field): a fact, not prose
+_FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$)")
+# What is left of a line once its links are taken out, when the line held nothing but links
+# (a table of contents, a "See also" row): separators and list punctuation.
+_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\([^()\n]*+\)|https?://\S++)")
+_SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←>\-–—()]*+")
+_SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
 # A note's properties, expanded (a YAML alias counts each time it is used), hold at most this many
@@ -280,12 +304,13 @@ def _emph(m: re.Match) -> str:
     return next(g for g in m.groups() if g is not None)
 
 
-def plain_text(s: str, limit: int = PLAIN_MAX) -> str:
+def plain_text(s: str, limit: int = PLAIN_MAX, label_first: bool = False) -> str:
     """Markdown reduced to its words (link text, no emphasis marks); only the first `limit`
-    characters are read, as callers keep a title or a summary of a few hundred."""
+    characters are read, as callers keep a title or a summary of a few hundred. `label_first`:
+    `[[x|y]]` is Dendron's label-first link, read as x."""
     s = s[:limit]
     if "[[" in s:  # each pattern needs characters most text lacks: look for them first
-        s = MD_STRIP_RE.sub(_wikilink_text, s)
+        s = MD_STRIP_RE.sub(_label_first_text if label_first else _wikilink_text, s)
     if "](" in s:
         s = MDLINK_TEXT_RE.sub(_group1, s)
     if _EMPH_CHARS.search(s):
@@ -299,20 +324,15 @@ _EMPH_CHARS = re.compile(r"[*_~=]")
 
 
 def _wikilink_text(m: re.Match) -> str:
-    return (m.group(2) or m.group(1).split("#")[0]).strip()
+    return (m.group(2) or m.group(1).split("#")[0]).strip().rstrip("\\")
+
+
+def _label_first_text(m: re.Match) -> str:
+    return (m.group(1) if m.group(2) is not None else m.group(1).split("#")[0]).strip().rstrip("\\")
 
 
 def _group1(m: re.Match) -> str:
     return m.group(1)
-
-
-def heading_text(line: str) -> str:
-    """An ATX heading's text without its closing #s."""
-    t = line.strip(" \t")
-    stripped = t.rstrip("#")
-    if stripped != t and (not stripped or stripped[-1] in " \t"):
-        t = stripped
-    return t.strip(" \t")
 
 
 _QUOTE_MARKS_RE = re.compile(r"^(>\s*)+(\[![^\]]*\][+-]?\s*)?")
@@ -332,14 +352,40 @@ def _lines(text: str, limit: int) -> Iterator[str]:
         limit -= 1
 
 
-def first_paragraph(masked_body: str) -> str:
+def clean_summary(s: str, label_first: bool = False) -> str:
+    """Summary text as its reader sees it: placeholders dropped, links read as their labels, cut."""
+    if "{{" in s or "<%" in s or "((" in s or "#placeholder/" in s:
+        s = PLACEHOLDER_RE.sub(" ", s)
+    if "dendron://" in s:
+        s = DENDRON_URL_RE.sub(_group1, s)
+    s = plain_text(s, label_first=label_first)
+    # what is left of a placeholder-only text (a lone bullet, a colon) is no summary
+    return trim(s) if _SEPARATORS_RE.sub("", s) else ""
+
+
+def _links_only(s: str) -> bool:
+    return not _SEPARATORS_RE.sub("", _LINKS_ONLY_RE.sub("", s))
+
+
+def first_paragraph(masked_body: str, label_first: bool = False) -> str:
+    """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
+    embeds, `%% comments %%`, placeholder-only lines, lines of nothing but links, `key:: value`
+    fields and changelog lines (CHANGELOG_RE)."""
     para: list[str] = []
     size = 0
+    in_comment = False  # inside a `%% … %%` comment that spans lines
     # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
     for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
         if size > PLAIN_MAX:
             break
         s = line.strip()
+        if in_comment or "%%" in s:
+            parts = s.split("%%")  # outside and inside alternate, starting from the state we are in
+            s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_comment).strip()
+            if len(parts) % 2 == 0:
+                in_comment = not in_comment
+            if not s:
+                continue
         if not s:
             if para:
                 break
@@ -348,7 +394,10 @@ def first_paragraph(masked_body: str) -> str:
             if para:
                 break
             continue
-        if s.startswith("|") or s.startswith("---") or s.startswith("%%") or s.startswith("!["):
+        if para and _SETEXT_RE.fullmatch(s):  # the paragraph so far was a setext heading
+            para, size = [], 0
+            continue
+        if s.startswith("|") or s.startswith("---") or s.startswith("![") or s.startswith("==="):
             if para:
                 break
             continue
@@ -356,17 +405,35 @@ def first_paragraph(masked_body: str) -> str:
             s = _QUOTE_MARKS_RE.sub("", s)
         if s and (s[0] in "-*+" or s[0].isdigit()):
             s = _LIST_MARK_RE.sub("", s)
+        if s and ("{{" in s or "<%" in s or "((" in s or "#placeholder/" in s):
+            s = PLACEHOLDER_RE.sub(" ", s).strip()
+            if not _SEPARATORS_RE.sub("", s):
+                continue  # a placeholder-only line: as if it were not there
+        if s and (_links_only(s) or CHANGELOG_RE.match(s) or _BOLD_HEADING_RE.fullmatch(s)
+                  or ("::" in s and _FIELD_LINE_RE.match(s))):
+            if para:
+                break
+            continue
         if s:
             para.append(s)
             size += len(s) + 1
-    return trim(plain_text(" ".join(para)))
+    return clean_summary(" ".join(para), label_first)
 
 
 def trim(s: str, n: int = SUMMARY_CHARS) -> str:
+    """At most n characters, cut after the last sentence that fits (when it keeps a third of them),
+    else at a word boundary with an ellipsis: never inside a word that has a space to stop at."""
     s = s.strip()
     if len(s) <= n:
         return s
-    cut = s[: n - 1].rsplit(" ", 1)[0]
+    end = 0
+    for m in _SENTENCE_END_RE.finditer(s, 0, n + 1):  # n + 1: a sentence ending at n is followed by a space
+        end = m.end()
+    if end >= n // 3:
+        return s[:end]
+    cut = s[: n - 1]
+    if not s[n - 1].isspace() and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:.") + "…"
 
 
@@ -503,17 +570,23 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             uniq.append(t)
     note.tags = uniq
     note.aliases = _str_list(props.get("aliases", props.get("alias")))
-    ptitle = props.get("title")
-    if isinstance(ptitle, str) and ptitle.strip():
-        note.display_title = ptitle.strip()
-    else:
-        m = H1_RE.search(masked)
-        if m:
-            note.display_title = plain_text(heading_text(m.group(1)[:PLAIN_MAX])) or title
-    summary = props.get("summary") or props.get("description")
-    note.summary = trim(plain_text(str(summary))) if isinstance(summary, (str, int, float)) and \
-        str(summary).strip() else \
-        first_paragraph(blocks.replace("`", ""))
+    dialect = cfg_values.get("dialect", OBSIDIAN)
+    # the title the vault's app shows (dialect.py); an H1 is body text
+    note.display_title, names = title_for(path, props, body, dialect)
+    for name in names:
+        name = plain_text(name)
+        if name and name.lower() not in {a.lower() for a in note.aliases}:
+            note.aliases.append(name)
+    label_first = dialect == DENDRON
+    note.summary = ""
+    for key in SUMMARY_KEYS:
+        value = props.get(key)
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
+            note.summary = clean_summary(str(value), label_first)
+            if note.summary:
+                break
+    if not note.summary:
+        note.summary = first_paragraph(blocks.replace("`", ""), label_first)
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()

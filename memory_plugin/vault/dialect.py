@@ -1,0 +1,92 @@
+"""What a note is called in the app its vault is written for. The dialect is told by the vault's own
+files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect"]:
+
+- obsidian (also Foam and plain markdown folders): the file name. An H1 is body text and a `title:`
+  property is a property (kept searchable as an alias).
+- dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
+  dot hierarchy (`dendron.topic.lookup` is "Lookup"), as Dendron makes a new note's title.
+- logseq: the page's `title::` property (or a YAML `title:`), else the page name decoded from the file
+  name (`a___b.md` is page `a/b`, `%3F` is `?`); a journal (`journals/2024_01_02.md`) is its date,
+  shown in Logseq's default journal title format ("Jan 2nd, 2024").
+
+In every dialect an H1 that opens the body is the name the note gives itself: searchable as an
+alias, never the title.
+"""
+from __future__ import annotations
+
+import re
+
+# An H1 on the body's first line: the name the note gives itself, kept searchable as an alias
+_OPENING_H1_RE = re.compile(r"\n*+[ \t]*+#[ \t]++([^\n]++)")
+
+OBSIDIAN, DENDRON, LOGSEQ = "obsidian", "dendron", "logseq"
+
+# Logseq page properties: `key:: value` lines at the top of the file, before its first block
+_LOGSEQ_PROP_RE = re.compile(r"([A-Za-z][\w-]*)::[ \t]*(.*)")
+_JOURNAL_RE = re.compile(r"(\d{4})[_-](\d{2})[_-](\d{2})")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def logseq_page_props(body: str, limit: int = 50) -> dict[str, str]:
+    """The `key:: value` lines that open a Logseq page (its page properties), lowercased keys."""
+    out: dict[str, str] = {}
+    for line in body[:4000].lstrip("\n").split("\n", limit)[:limit]:
+        m = _LOGSEQ_PROP_RE.fullmatch(line.strip())
+        if m is None:
+            break
+        out.setdefault(m.group(1).lower(), m.group(2).strip())
+    return out
+
+
+def _ordinal(day: int) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def _dendron_title(name: str) -> str:
+    leaf = name.rsplit(".", 1)[-1]
+    # Dendron titles a new note after its leaf: hyphens read as spaces, a lowercase leaf capitalised
+    words = leaf.replace("-", " ").strip() or leaf
+    return words[:1].upper() + words[1:] if words.islower() else words
+
+
+def opening_h1(body: str) -> str:
+    """The text of an H1 that opens the body (after blank lines), or ""; an H1 further down is a
+    section (a template's footer, `# Clippings` after `## Books`), not a name."""
+    m = _OPENING_H1_RE.match(body, 0, 1000)  # no copy of the body: it may be megabytes
+    if m is None:
+        return ""
+    t = m.group(1).strip()
+    stripped = t.rstrip("#")  # a closing sequence of #s is no part of the text
+    return (stripped if stripped != t and (not stripped or stripped[-1] in " \t") else t).strip()
+
+
+def title_for(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[str]]:
+    """-> (the title the app shows, other names to keep searchable as aliases)."""
+    title, names = _title(path, props, body, dialect)
+    h1 = opening_h1(body)
+    if h1 and "{{" not in h1 and "<%" not in h1:
+        names.append(h1)
+    return title, [n for n in names if n.lower() != title.lower()]
+
+
+def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[str]]:
+    name = path.rsplit("/", 1)[-1][:-3]
+    ptitle = props.get("title")
+    ptitle = ptitle.strip() if isinstance(ptitle, str) else ""
+    if dialect == DENDRON:
+        return (ptitle or _dendron_title(name)), []
+    if dialect == LOGSEQ:
+        m = _JOURNAL_RE.fullmatch(name)
+        if m and (path.startswith("journals/") or "/journals/" in path):
+            y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+            if 1 <= mo <= 12 and 1 <= d <= 31:
+                return f"{_MONTHS[mo - 1]} {_ordinal(d)}, {y}", [f"{y:04d}-{mo:02d}-{d:02d}"]
+        own = ptitle or ("title::" in body[:4000] and logseq_page_props(body).get("title", "")) or ""
+        if own:
+            return own, []
+        from urllib.parse import unquote  # here: only Logseq vaults need it, and every hook imports this
+
+        return unquote(name.replace("___", "/")), []
+    # Obsidian and Foam show the file name whatever the note says; its `title:` still names it
+    return name, ([ptitle] if ptitle else [])

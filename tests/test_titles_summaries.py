@@ -1,0 +1,115 @@
+"""Titles as the vault's app shows them and summaries its owner would write, over the hard cases
+in fixtures/dialects/ (one note per rule, from each app's documented conventions)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_plugin.core import config
+from memory_plugin.core.config import load_config
+from memory_plugin.vault.notes import SUMMARY_CHARS, parse_note, trim
+
+DIALECTS = Path(__file__).resolve().parent.parent / "fixtures" / "dialects"
+
+
+def note(vault: str, rel: str):
+    cfg = load_config(vault=DIALECTS / vault)
+    return parse_note(rel, (DIALECTS / vault / rel).read_bytes(), cfg.values)
+
+
+def test_the_dialect_is_read_from_the_vaults_own_files(tmp_path):
+    detect_dialect = config.detect_dialect
+    assert [detect_dialect(DIALECTS / d) for d in ("obsidian", "dendron", "logseq")] == \
+        ["obsidian", "dendron", "logseq"]
+    assert load_config(vault=DIALECTS / "dendron").values["dialect"] == "dendron"
+    (tmp_path / "root.schema.yml").write_text("version: 1\n")  # a Dendron vault inside a workspace
+    assert detect_dialect(tmp_path) == "dendron"
+    assert detect_dialect(None) == "obsidian"
+
+
+# --- titles -------------------------------------------------------------------------------------
+
+def test_obsidian_titles_a_note_by_its_file_name_not_a_later_h1():
+    n = note("obsidian", "References/Kevin Kelly.md")
+    assert n.display_title == "Kevin Kelly"
+    assert "Clippings" not in n.aliases  # a section further down names nothing
+
+
+def test_obsidian_keeps_the_title_property_and_opening_h1_searchable_as_aliases():
+    n = note("obsidian", "Home.md")
+    assert n.display_title == "Home"
+    assert n.aliases == ["Start here", "Welcome"]
+
+
+def test_dendron_titles_a_note_by_its_title_property_else_its_hierarchy_leaf():
+    assert note("dendron", "dendron.topic.lookup.md").display_title == "Lookup"
+    assert note("dendron", "dendron.topic.schema.md").display_title == "Schemas"
+    assert note("dendron", "daily.journal.no-title.md").display_title == "No title"
+
+
+def test_logseq_decodes_the_page_name_from_the_file_name():
+    assert note("logseq", "pages/gardening___what to sow%3F.md").display_title == "gardening/what to sow?"
+
+
+def test_logseq_title_property_names_the_page():
+    assert note("logseq", "pages/tomato-notes.md").display_title == "Tomatoes"
+
+
+def test_logseq_journal_is_titled_by_its_date():
+    n = note("logseq", "journals/2024_01_02.md")
+    assert n.display_title == "Jan 2nd, 2024" and "2024-01-02" in n.aliases
+
+
+# --- summaries ----------------------------------------------------------------------------------
+
+def test_a_placeholder_is_never_a_summary():
+    assert note("obsidian", "Placeholder only.md").summary == ""
+    assert note("obsidian", "Template leftovers.md").summary == \
+        "Tomatoes need staking before the first truss sets."
+
+
+def test_a_run_of_headings_or_links_is_not_a_summary():
+    assert note("obsidian", "Minimal Theme.md").summary == \
+        "Minimal is a distraction-free theme for the Obsidian app by kepano."
+
+
+def test_changelog_lines_are_not_a_summary():
+    assert note("obsidian", "Release history.md").summary == "Every release of the plugin, newest first."
+
+
+def test_setext_and_bold_headings_are_not_prose():
+    assert note("obsidian", "Setext heading.md").summary == "Soil pH decides which beds get the blueberries."
+
+
+def test_inline_fields_are_facts_not_prose():
+    assert note("obsidian", "Logseq style fields.md").summary == "Sweet peas climb the north fence."
+
+
+def test_summary_properties_in_order_skipping_empty_and_placeholder_values():
+    assert note("obsidian", "Excerpt.md").summary == "Why raised beds warm up earlier in spring."
+    assert note("dendron", "dendron.topic.schema.md").summary == "Templates for the structure of a hierarchy"
+
+
+def test_dendron_links_read_as_their_labels_and_notes():
+    n = note("dendron", "dendron.topic.lookup.md")
+    assert n.summary == ("Lookup finds notes by name; see the schema docs and dendron.topic.hierarchies "
+                         "for how names nest.")
+
+
+def test_dendron_changelog_note_summary_is_its_prose():
+    assert note("dendron", "changelog.md").summary == "The notable changes of each Dendron release."
+
+
+def test_long_summaries_end_at_a_sentence_else_at_a_word():
+    s = note("obsidian", "Long prose.md").summary
+    assert len(s) <= SUMMARY_CHARS and s.endswith("needs dry browns such as straw or cardboard.")
+    s = note("obsidian", "No sentence end.md").summary
+    words = (DIALECTS / "obsidian" / "No sentence end.md").read_text().split()
+    assert len(s) <= SUMMARY_CHARS and s.endswith("…") and s[:-1].split()[-1] in words
+
+
+def test_trim_cuts_at_a_sentence_or_a_word():
+    assert trim("x" * 20 + " Another sentence here. And more words follow after it", 50) == \
+        "x" * 20 + " Another sentence here."
+    # a sentence too short to keep (under a third of the room): cut at a word instead
+    assert trim("Short one. " + "word " * 60, 60) == "Short one. " + "word " * 8 + "word…"
+    assert trim("alpha beta gamma delta", 12) == "alpha beta…"
