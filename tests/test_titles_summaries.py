@@ -113,3 +113,12 @@ def test_trim_cuts_at_a_sentence_or_a_word():
     # a sentence too short to keep (under a third of the room): cut at a word instead
     assert trim("Short one. " + "word " * 60, 60) == "Short one. " + "word " * 8 + "word…"
     assert trim("alpha beta gamma delta", 12) == "alpha beta…"
+
+
+def test_foam_titles_by_title_property_then_first_h1_then_file_name():
+    """Foam's own title rule (foam-vscode markdown-parser.ts): `title:`, else the first H1, else the
+    file name; a `.foam/` folder tells the vault is Foam's."""
+    assert config.detect_dialect(DIALECTS / "foam") == "foam"
+    assert note("foam", "reading-2024.md").display_title == "Reading list for 2024"
+    assert note("foam", "terminal.md").display_title == "Terminal setup"
+    assert note("foam", "scratch-pad.md").display_title == "scratch-pad"

@@ -245,14 +245,16 @@ DIALECT_MARKERS = (
     ("dendron", "root.schema.yml"),         # Dendron writes root.md and root.schema.yml in every vault
     ("dendron", "dendron.code-workspace"),
     ("logseq", os.path.join("logseq", "config.edn")),
+    ("foam", os.path.join(".foam", "")),           # Foam's workspace folder (templates live in it)
 )
 
 
 def detect_dialect(vault: Path | None) -> str:
-    """"dendron", "logseq" or "obsidian" (Obsidian, Foam and plain markdown folders read alike)."""
+    """"dendron", "logseq", "foam" or "obsidian" (Obsidian and plain markdown folders read alike)."""
     if vault is not None:
         for dialect, marker in DIALECT_MARKERS:
-            if os.path.isfile(os.path.join(vault, marker)):
+            where = os.path.join(vault, marker)
+            if os.path.isdir(where) if marker.endswith(os.sep) else os.path.isfile(where):
                 return dialect
     return "obsidian"
 

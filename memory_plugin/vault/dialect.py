@@ -1,8 +1,10 @@
 """What a note is called in the app its vault is written for. The dialect is told by the vault's own
 files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect"]:
 
-- obsidian (also Foam and plain markdown folders): the file name. An H1 is body text and a `title:`
+- obsidian (also plain markdown folders): the file name. An H1 is body text and a `title:`
   property is a property (kept searchable as an alias).
+- foam: the `title:` property, else the first H1 of the note, else the file name (Foam's title
+  parser: foam-vscode's markdown-parser.ts, titlePlugin).
 - dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
   dot hierarchy (`dendron.topic.lookup` is "Lookup"), as Dendron makes a new note's title.
 - logseq: the page's `title::` property (or a YAML `title:`), else the page name decoded from the file
@@ -19,7 +21,8 @@ import re
 # An H1 on the body's first line: the name the note gives itself, kept searchable as an alias
 _OPENING_H1_RE = re.compile(r"\n*+[ \t]*+#[ \t]++([^\n]++)")
 
-OBSIDIAN, DENDRON, LOGSEQ = "obsidian", "dendron", "logseq"
+OBSIDIAN, DENDRON, LOGSEQ, FOAM = "obsidian", "dendron", "logseq", "foam"
+_FIRST_H1_RE = re.compile(r"^[ \t]{0,3}#[ \t]++([^\n]++)", re.M)
 
 # Logseq page properties: `key:: value` lines at the top of the file, before its first block
 _LOGSEQ_PROP_RE = re.compile(r"([A-Za-z][\w-]*)::[ \t]*(.*)")
@@ -88,5 +91,11 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
         from urllib.parse import unquote  # here: only Logseq vaults need it, and every hook imports this
 
         return unquote(name.replace("___", "/")), []
-    # Obsidian and Foam show the file name whatever the note says; its `title:` still names it
+    if dialect == FOAM:
+        if ptitle:
+            return ptitle, []
+        m = _FIRST_H1_RE.search(body, 0, 200_000)
+        h1 = m.group(1).strip().rstrip("#").strip() if m else ""
+        return (h1 or name), []
+    # Obsidian shows the file name whatever the note says; its `title:` still names it
     return name, ([ptitle] if ptitle else [])
