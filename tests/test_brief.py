@@ -45,25 +45,25 @@ def folder(tmp_path, name):
 
 def test_project_from_a_folder_named_like_its_repository(dev, tmp_path):
     text = session_brief(dev[1], folder(tmp_path, "tollgate-api"))
-    assert "## Project tollgate (the current project: `tollgate-api`" in text
-    lines = section(text, "Project tollgate")
-    assert any("redis-cluster-multikey-lua [open pitfall]" in l for l in lines)
-    assert any("rotate-api-keys [sop]" in l for l in lines)  # `project: tollgate-api`, a plain alias
-    assert not any("charts-with-visx" in l for l in lines)  # another project's
+    assert "## Project Tollgate (the current project: `tollgate-api`" in text
+    lines = section(text, "Project Tollgate")
+    assert any("Redis Cluster rejects multi-key Lua [open pitfall]" in l for l in lines)
+    assert any("Rotate partner API keys [sop]" in l for l in lines)  # `project: tollgate-api`, a plain alias
+    assert not any("Charts with visx" in l for l in lines)  # another project's
     assert section(text, "Conventions") and section(text, "Hub notes")
-    assert "dana-1on1" not in text and "salary" not in text.lower()  # the private note
+    assert "1:1 with Dana" not in text and "salary" not in text.lower()  # the private note
 
 
 def test_superseded_and_retracted_decisions_are_never_current(dev, tmp_path):
     text = session_brief(dev[1], folder(tmp_path, "tollgate-api"))
-    decisions = [l for l in section(text, "Project tollgate") if "[current decision]" in l]
-    assert any("rate-limits-in-redis" in l for l in decisions)
-    assert not any("rate-limits-in-postgres" in l for l in decisions)  # superseded (by `supersedes:`)
-    assert "grpc-between-services" not in text  # retracted
+    decisions = [l for l in section(text, "Project Tollgate") if "[current decision]" in l]
+    assert any("Token buckets in Redis for rate limits" in l for l in decisions)
+    assert not any("Count rate limits in Postgres" in l for l in decisions)  # superseded (by `supersedes:`)
+    assert "gRPC between services" not in text  # retracted
     text = session_brief(dev[1], folder(tmp_path, "beacon-worker"))
-    decisions = [l for l in section(text, "Project beacon") if "[current decision]" in l]
-    assert any("idempotency-keys-for-sends" in l for l in decisions)
-    assert not any("at-least-once-sends" in l for l in decisions)
+    decisions = [l for l in section(text, "Project Beacon") if "[current decision]" in l]
+    assert any("Idempotency keys for sends" in l for l in decisions)
+    assert not any("At-least-once sends" in l for l in decisions)
 
 
 def test_a_superseded_note_shown_elsewhere_names_its_successor(dev, tmp_path):
@@ -74,7 +74,7 @@ def test_a_superseded_note_shown_elsewhere_names_its_successor(dev, tmp_path):
     assert run_cli("sync", env=env).returncode == 0
     lines = section(session_brief(env, tmp_path), "Conventions")
     assert [l for l in lines if l.startswith("- tabs")] == \
-        ["- tabs [superseded by spaces] (conventions/tabs.md): Indent with tabs."]
+        ["- tabs [superseded by Indent with spaces] (conventions/tabs.md): Indent with tabs."]
 
 
 @pytest.mark.parametrize("chars", [1800, 2500, 4000])
@@ -89,7 +89,7 @@ def test_every_part_keeps_a_share_and_cuts_are_counted(dev, tmp_path, chars):
     cfgf.write_text(f"brief_chars: {chars}\n")
     text = session_brief(env, folder(tmp_path, "tollgate-api"), {"MEMORY_PLUGIN_CONFIG": str(cfgf)})
     assert len(text) <= chars
-    proj, conv, hubs = (section(text, t) for t in ("Project tollgate", "Conventions", "Hub notes"))
+    proj, conv, hubs = (section(text, t) for t in ("Project Tollgate", "Conventions", "Hub notes"))
     assert proj and conv and hubs, text
     data = _brief_json(env)
     p = data["projects"]["tollgate"]

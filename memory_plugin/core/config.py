@@ -246,17 +246,18 @@ DIALECT_MARKERS = (
     ("dendron", "dendron.code-workspace"),
     ("logseq", os.path.join("logseq", "config.edn")),
     ("foam", os.path.join(".foam", "")),           # Foam's workspace folder (templates live in it)
+    ("obsidian", os.path.join(".obsidian", "")),   # Obsidian's settings folder
 )
 
 
 def detect_dialect(vault: Path | None) -> str:
-    """"dendron", "logseq", "foam" or "obsidian" (Obsidian and plain markdown folders read alike)."""
+    """"dendron", "logseq", "foam", "obsidian", or "plain" for a folder no app has marked."""
     if vault is not None:
         for dialect, marker in DIALECT_MARKERS:
             where = os.path.join(vault, marker)
             if os.path.isdir(where) if marker.endswith(os.sep) else os.path.isfile(where):
                 return dialect
-    return "obsidian"
+    return "plain"
 
 
 def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None,

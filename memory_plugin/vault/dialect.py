@@ -1,8 +1,10 @@
 """What a note is called in the app its vault is written for. The dialect is told by the vault's own
 files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect"]:
 
-- obsidian (also plain markdown folders): the file name. An H1 is body text and a `title:`
-  property is a property (kept searchable as an alias).
+- obsidian (a `.obsidian/` folder): the file name. An H1 is body text and a `title:` property is a
+  property (kept searchable as an alias).
+- plain (no app's marker): the `title:` property the note declares, else the H1 that opens it (what a
+  markdown viewer shows as its title), else the file name; an H1 further down is a section.
 - foam: the `title:` property, else the first H1 of the note, else the file name (Foam's title
   parser: foam-vscode's markdown-parser.ts, titlePlugin).
 - dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
@@ -21,7 +23,7 @@ import re
 # An H1 on the body's first line: the name the note gives itself, kept searchable as an alias
 _OPENING_H1_RE = re.compile(r"\n*+[ \t]*+#[ \t]++([^\n]++)")
 
-OBSIDIAN, DENDRON, LOGSEQ, FOAM = "obsidian", "dendron", "logseq", "foam"
+OBSIDIAN, DENDRON, LOGSEQ, FOAM, PLAIN = "obsidian", "dendron", "logseq", "foam", "plain"
 _FIRST_H1_RE = re.compile(r"^[ \t]{0,3}#[ \t]++([^\n]++)", re.M)
 
 # Logseq page properties: `key:: value` lines at the top of the file, before its first block
@@ -97,5 +99,11 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
         m = _FIRST_H1_RE.search(body, 0, 200_000)
         h1 = m.group(1).strip().rstrip("#").strip() if m else ""
         return (h1 or name), []
+    if dialect == PLAIN:
+        if ptitle:
+            return ptitle, []
+        h1 = opening_h1(body)
+        if h1 and "{{" not in h1 and "<%" not in h1:
+            return h1, []
     # Obsidian shows the file name whatever the note says; its `title:` still names it
     return name, ([ptitle] if ptitle else [])
