@@ -87,7 +87,7 @@ def bounded_data(cfg, candidates: list[str], notes_seen: int) -> dict:
     """brief.json's shape from reading the heads of at most READ_MAX_NOTES candidate notes (and for
     at most READ_SECONDS): their convention and hub notes, no projects, no journal."""
     from ..vault.notes import parse_note
-    from ..vault.privacy import says_private
+    from ..vault.privacy import head_says_private
     from ..outputs import brief
 
     t_end = time.monotonic() + READ_SECONDS
@@ -99,8 +99,7 @@ def bounded_data(cfg, candidates: list[str], notes_seen: int) -> dict:
         if raw is None:
             continue
         # a frontmatter still open where the read ends is private, as in the index (privacy.py)
-        if says_private(raw[:READ_HEAD_BYTES].decode("utf-8", errors="replace"),
-                        complete=len(raw) <= READ_HEAD_BYTES):
+        if head_says_private(raw[:READ_HEAD_BYTES], complete=len(raw) <= READ_HEAD_BYTES):
             continue
         try:
             n = parse_note(rel, raw[:READ_HEAD_BYTES], cfg.values)

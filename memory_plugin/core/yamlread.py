@@ -2,6 +2,9 @@
 a loaded value larger or deeper than these is refused, so an alias bomb costs a bounded walk."""
 from __future__ import annotations
 
+# A note's properties, expanded (a YAML alias counts each time it is used), hold at most this many
+# values and nest at most this deep; beyond that (an alias bomb, a generated tree) they are dropped
+# with a warning and the note keeps its text and body links. Real vaults stay far below both.
 MAX_PROP_VALUES = 20_000
 MAX_PROP_DEPTH = 32
 

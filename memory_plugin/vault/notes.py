@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
     from typing import Any, Iterator
 
-from ..core.yamlread import MAX_PROP_DEPTH, MAX_PROP_VALUES, load_yaml, props_too_big
+from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
 from .dialect import DENDRON, OBSIDIAN, title_for
@@ -55,9 +55,6 @@ _SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←>\-–—()]*+")
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
-# A note's properties, expanded (a YAML alias counts each time it is used), hold at most this many
-# values and nest at most this deep; beyond that (an alias bomb, a generated tree) they are dropped
-# with a warning and the note keeps its text and body links. Real vaults stay far below both.
 
 
 @dataclass

@@ -76,10 +76,12 @@ def set_props(text: str, changes: list[tuple[str, Any]]) -> str:
     if block.close is None:
         raise _refuse("its properties block is never closed with `---` (close it by hand)")
     old_data = _load(block.yaml)
+    root = _compose(block.yaml)
+    yaml_lines = _fm.split_lines(block.yaml)
     lines = list(block.lines)
     spans, adds = [], []
     for key, value in changes:
-        span = _key_span(block.yaml, key)
+        span = _key_span(root, yaml_lines, key)
         new_line = f"{key}: {render(value)}{nl}"
         if span:
             spans.append((span[0] + 1, span[1] + 1, new_line))  # +1: the opening fence line
@@ -124,20 +126,27 @@ def _load(yaml_text: str) -> dict:
     return data
 
 
-def _key_span(yaml_text: str, key: str) -> tuple[int, int] | None:
-    """[start, stop) of the lines (of the YAML text) that hold top-level `key` and its value, as
-    YAML reads them; None when the key is not there. A line after the value belongs to what follows
-    even when it is indented, unless YAML reads it as part of the value."""
+def _compose(yaml_text: str):
+    """The properties' node tree (with each node's line marks), or PropEditError."""
     import yaml
 
     try:
         root = yaml.compose(yaml_text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError:
         raise _refuse("its properties are not valid YAML (fix them by hand)") from None
+    if root is not None and (not isinstance(root, yaml.MappingNode) or root.flow_style):
+        raise _refuse("its properties are not a block of key: value lines")
+    return root
+
+
+def _key_span(root, lines: list[str], key: str) -> tuple[int, int] | None:
+    """[start, stop) of the lines (of the YAML text, `lines`) that hold top-level `key` and its value,
+    as YAML reads them (`root`, from _compose); None when the key is not there. A line after the value
+    belongs to what follows even when it is indented, unless YAML reads it as part of the value."""
+    import yaml
+
     if root is None:
         return None
-    if not isinstance(root, yaml.MappingNode) or root.flow_style:
-        raise _refuse("its properties are not a block of key: value lines")
     found = [(k, v) for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == key]
     if len(found) > 1:
         raise _refuse(f"the key {key!r} is there twice")
@@ -148,7 +157,6 @@ def _key_span(yaml_text: str, key: str) -> tuple[int, int] | None:
         raise _refuse(f"the key {key!r} does not start its line")
     stop = v.end_mark.line + (1 if v.end_mark.column else 0)
     stop = max(stop, k.start_mark.line + 1)
-    lines = _fm.split_lines(yaml_text)
     while stop - 1 > k.start_mark.line and (not lines[stop - 1].strip() or
                                             lines[stop - 1].lstrip().startswith("#")):
         stop -= 1  # blank and comment lines after the value belong to what follows
