@@ -508,12 +508,16 @@ def session_end(payload: dict, ctx: HookContext) -> None:
         touched = _public_now(cfg, touched, ctx)
     req = journal.first_request(payload.get("transcript_path"))
     request = journal.request_line(req, emails=cfg.redact_emails) if req else None
-    rel = journal.journal_rel(cfg.journal_folder, now)
+    # the vault's daily note (its app's settings: a few small files) unless journal_folder is set
+    dialect = cfg.values.get("dialect", "plain")
+    rel = journal.journal_rel(cfg.journal_folder, now, str(cfg.vault), dialect,
+                              user_set=cfg.sources.get("journal_folder", "default") != "default")
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
     if ctx.doctor:  # `memory-plugin doctor` times this path without writing
         return
-    journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now)
+    journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now,
+                   journal.new_day_text(str(cfg.vault), rel, now, dialect))
     try:
         os.unlink(sfile)
     except OSError:

@@ -125,8 +125,121 @@ def entry_line(*, when: float, project: str, session_id: str, reason: str, touch
     return "- " + " · ".join(parts)
 
 
-def journal_rel(journal_folder: str, when: float) -> str:
+def journal_rel(journal_folder: str, when: float, vault: str | None = None, dialect: str = "plain",
+                user_set: bool = True) -> str:
+    """The day's journal note: in the folder the user configured (`journal_folder` set in the plugin's
+    config always wins), else in the vault's daily-notes folder under the app's file-name format
+    (vault/appsettings.py: Obsidian's daily-notes or Periodic Notes settings, Logseq's journals, Foam's
+    daily note), else `journal/YYYY-MM-DD.md`."""
+    if not user_set and vault is not None:
+        daily = _daily(vault, dialect)
+        rel = daily.rel(_day(when)) if daily is not None else None
+        if rel:
+            return rel
     return f"{journal_folder.strip('/')}/{time.strftime('%Y-%m-%d', time.localtime(when))}.md"
+
+
+def _daily(vault: str, dialect: str):
+    from ..vault import appsettings
+
+    return appsettings.daily_notes(vault, dialect)
+
+
+def _day(when: float):
+    import datetime as dt
+
+    return dt.date.fromtimestamp(when)
+
+
+# A template's placeholders this module can fill for a day's note; any other leaves its line out.
+_TEMPLATER = re.compile(r"<%[-_*]?\s*(.*?)\s*[-_]?%>", re.S)
+_FORMAT_CALL = re.compile(r"""^(?:tp\.date\.(now|yesterday|tomorrow)|tp\.file\.(?:creation_date|last_modified_date)"""
+                          r"""|moment\(.*?\)\.format)\(\s*(?:(["'])(.*?)\2)?\s*\)$""")
+_CORE = re.compile(r"\{\{\s*(date|title)(?::([^}]*))?\s*\}\}")
+_FOAM = re.compile(r"\$\{?([A-Z_]+)\}?")
+
+
+def fill_template(line: str, day, title: str) -> str | None:
+    """`line` of a daily-note template with the day's placeholders filled (Templater's `tp.date.now`,
+    `tp.date.yesterday/tomorrow`, `tp.file.title`, `tp.file.creation_date`, `moment(..).format`;
+    the core Templates plugin's `{{date}}`, `{{date:FORMAT}}`, `{{title}}`; Foam's `${CURRENT_YEAR}`,
+    `${FOAM_DATE_*}`, `${FOAM_TITLE}`), or None when a placeholder is left that cannot be filled."""
+    import datetime as dt
+
+    from ..vault import appsettings as A
+
+    def templater(m):
+        code = m.group(1).strip()
+        if code == "tp.file.title":
+            return title
+        f = _FORMAT_CALL.match(code)
+        if f is None:
+            raise ValueError(code)
+        shift = {"yesterday": -1, "tomorrow": 1}.get(f.group(1) or "", 0)
+        return A.format_date(day + dt.timedelta(days=shift), f.group(3) or "YYYY-MM-DD", A.MOMENT)
+
+    def core(m):
+        return title if m.group(1) == "title" else A.format_date(day, m.group(2) or "YYYY-MM-DD", A.MOMENT)
+
+    def foam(m):
+        if m.group(1) in ("FOAM_TITLE", "FOAM_DATE_TITLE"):
+            return title
+        fmt = A._FOAM_VARS.get(m.group(1))
+        if fmt is None:
+            raise ValueError(m.group(1))
+        return A.format_date(day, fmt, A.DATEFORMAT, ("'", "'"))
+
+    try:
+        line = _TEMPLATER.sub(templater, line)
+        line = _CORE.sub(core, line)
+        line = _FOAM.sub(foam, line)
+    except ValueError:
+        return None
+    return None if ("<%" in line or "{{" in line or "${" in line) else line
+
+
+def new_day_text(vault: str, rel: str, when: float, dialect: str = "plain") -> str:
+    """How a day's journal note starts when the journal line creates it. In the plugin's own journal
+    folder: journal properties and the date as H1. In the vault's daily-notes folder: as the owner's
+    app would start it: nothing in Logseq (the note is its bullets); in Obsidian and Foam the daily
+    template's properties and H1 with the day filled in (a line whose placeholder cannot be filled is
+    left out), and `type: journal` so that the index reads it as a journal."""
+    day = _day(when)
+    daily = _daily(vault, dialect) if dialect != "plain" else None
+    if daily is None or daily.rel(day) != rel:
+        name = os.path.basename(rel)[:-3]
+        return f"---\ntype: journal\ndate: {name}\ntags: [journal]\n---\n# {name}\n\n"
+    if daily.app == "logseq":
+        return ""
+    from ..vault import appsettings
+
+    title = os.path.basename(rel)[:-3]
+    tpl = appsettings.template_text(vault, daily.template) or ""
+    fm, h1 = [], None
+    m = re.match(r"---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", tpl, re.S)
+    if m:
+        for line in m.group(1).splitlines():
+            filled = fill_template(line, day, title)
+            if filled is not None and not filled.lstrip().startswith("foam_template"):
+                fm.append(filled)
+        fm = _drop_orphans(fm)
+    body = tpl[m.end():] if m else tpl
+    h = re.search(r"(?m)^#[ \t]+.*$", body)
+    if h:
+        h1 = fill_template(h.group(0), day, title)
+    if not any(re.match(r"type\s*:", ln, re.I) for ln in fm):
+        fm.insert(0, "type: journal")
+    return "---\n" + "\n".join(fm) + "\n---\n" + (f"{h1}\n" if h1 else "") + "\n"
+
+
+def _drop_orphans(lines: list[str]) -> list[str]:
+    """Indented lines left without their key (the key's line was dropped) are dropped too."""
+    out: list[str] = []
+    for ln in lines:
+        if ln[:1] in (" ", "\t", "-") and not out:
+            continue
+        out.append(ln)
+    return out
 
 
 class JournalRefused(Exception):
@@ -143,7 +256,7 @@ def checked_path(vault: str, rel: str) -> str:
     root = os.path.realpath(vault)
     path = os.path.join(root, rel)
     folder = os.path.realpath(os.path.dirname(path))
-    if not folder.startswith(root + os.sep):
+    if folder != root and not folder.startswith(root + os.sep):  # the root itself: a flat vault's daily note
         raise JournalRefused(f"the journal folder {os.path.dirname(rel)}/ resolves to {folder}, outside the "
                              f"vault {root}: nothing written; make it a real folder inside the vault")
     if os.path.islink(path) or (os.path.exists(path) and not os.path.realpath(path).startswith(root + os.sep)):
@@ -156,7 +269,7 @@ def _queue_dir(cache_dir: str) -> str:
     return os.path.join(cache_dir, "journal-queue")
 
 
-def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> str:
+def append(vault: str, cache_dir: str, rel: str, line: str, when: float, header: str | None = None) -> str:
     """Append one line to the day's journal note, creating it with journal properties, under the vault
     lock (fsutil.vault_lock, which note writes take too) and atomically: the note is either as before
     or has the whole new line. When the lock cannot be had within LOCK_WAIT, the line is queued in the
@@ -169,13 +282,13 @@ def append(vault: str, cache_dir: str, rel: str, line: str, when: float) -> str:
     try:
         with vault_lock(cache_dir, timeout=LOCK_WAIT):
             drain(vault, cache_dir, locked=True)
-            _append_locked(vault, rel, line)
+            _append_locked(vault, rel, line, header)
         status = "appended"
     except Timeout:
         q = _queue_dir(cache_dir)
         os.makedirs(q, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}.json"
-        atomic_write(os.path.join(q, name), json.dumps({"rel": rel, "line": line}))
+        atomic_write(os.path.join(q, name), json.dumps({"rel": rel, "line": line, "header": header}))
         status = "queued"
     hand_over(vault, cache_dir)
     return status
@@ -228,7 +341,7 @@ def drain(vault: str, cache_dir: str, locked: bool = False) -> int:
             with open(p, encoding="utf-8") as f:
                 item = json.load(f)
             checked_path(vault, item["rel"])
-            _append_locked(vault, item["rel"], item["line"])
+            _append_locked(vault, item["rel"], item["line"], item.get("header"))
         except FileNotFoundError:
             continue
         except (ValueError, KeyError, TypeError, JournalRefused):
@@ -238,7 +351,7 @@ def drain(vault: str, cache_dir: str, locked: bool = False) -> int:
     return done
 
 
-def _append_locked(vault: str, rel: str, line: str) -> None:
+def _append_locked(vault: str, rel: str, line: str, header: str | None = None) -> None:
     path = checked_path(vault, rel)
     day = os.path.basename(rel)[:-3]
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -250,7 +363,7 @@ def _append_locked(vault: str, rel: str, line: str) -> None:
                 raise JournalRefused(f"the journal file {rel} is not a regular file: nothing written")
             old = f.read().decode("utf-8", errors="surrogateescape")
     except FileNotFoundError:
-        old = f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"
+        old = header if isinstance(header, str) else f"---\ntype: journal\ndate: {day}\ntags: [journal]\n---\n# {day}\n\n"
     if old and not old.endswith("\n"):
         old += "\n"
     # the old text's bytes are kept as they are; the new line is valid UTF-8 (a queued line too)

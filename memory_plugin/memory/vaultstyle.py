@@ -1,5 +1,8 @@
-"""Writing in the vault's own style: which folder a new memory goes to, and how its `project` is
-written (a wikilink to the project's hub when the vault links its projects, plain text otherwise).
+"""Writing in the vault's own style: which folder a new memory goes to, how its properties are spelled
+and laid out, whether it opens with an H1, how its file is named, and how its `project` is written (a
+wikilink to the project's note when the vault links, plain text otherwise). `of(cfg, conn)` reads it
+from the app's settings (vault/appsettings.py) first, then from what the vault's notes do; a vault
+with no convention of its own gets the plugin's layout (`type_folders`, lowercase properties, an H1).
 
 Project *detection* (which project the session is in) is project.py's job; this module only
 decides how a given project name is written.
@@ -8,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
+from collections import Counter
 
 from ..core import textutil
 from ..core.config import Config
@@ -29,23 +34,28 @@ def _top_folders(cfg: Config) -> list[str]:
 def type_folder(cfg: Config, type_: str) -> str:
     """The vault's existing folder for `type_` (matched without case, singular or plural), else the
     configured one. A folder the user configured explicitly always wins."""
+    return _type_folder(cfg, type_)[0]
+
+
+def _type_folder(cfg: Config, type_: str) -> tuple[str, bool]:
+    """-> (folder, whether the vault or the user named it: False when it is only the default)."""
     configured = (cfg.type_folders.get(type_) or cfg.type_folders.get("note", "Inbox")).strip("/")
     folders = _top_folders(cfg)
+    user_set = cfg.sources.get("type_folders", "default") != "default" and type_ in cfg.type_folders
     if configured in folders:
-        return configured
+        return configured, True
     by_fold: dict[str, str] = {}
     for f in folders:
         by_fold.setdefault(textutil.fold(f), f)
     if "/" not in configured and textutil.fold(configured) in by_fold:
-        return by_fold[textutil.fold(configured)]
+        return by_fold[textutil.fold(configured)], True
     if "/" in configured and os.path.isdir(os.path.join(cfg.vault, configured)):
-        return configured
-    user_set = cfg.sources.get("type_folders", "default") != "default" and type_ in cfg.type_folders
+        return configured, True
     if not user_set and type_ in PLURAL:
         for name in (PLURAL[type_], type_):
             if name in by_fold:
-                return by_fold[name]
-    return configured
+                return by_fold[name], True
+    return configured, user_set
 
 
 def same_name_on_disk(cfg: Config, folder: str, name: str) -> list[str]:
@@ -63,9 +73,12 @@ def _is_link(value) -> bool:
     return any(isinstance(v, str) and "[[" in v for v in vals)
 
 
-def project_value(conn: sqlite3.Connection, project: str) -> str:
-    """How to write `project`: `[[Hub]]` when most notes that name a project link it and a note for
-    this project exists (its title or an alias is the name), else the name as given."""
+def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None) -> str:
+    """How to write `project`: `[[Hub]]` when the vault links its projects and a note for this project
+    exists (its title or an alias is the name), else the name as given. The vault links its projects
+    when most notes that name a project link it; when no note names one, when the vault links in its
+    properties anyway (`style`: most notes' properties hold a link, a category property, or Logseq,
+    whose property values are page references)."""
     project = project.strip()
     if not project or project.startswith("[["):
         return project
@@ -76,6 +89,8 @@ def project_value(conn: sqlite3.Connection, project: str) -> str:
             linked += 1
         elif value is not None:
             plain += 1
+    if not linked and not plain and style is not None:
+        linked = int(style.links_properties or style.outliner or style.category_key is not None)
     if linked <= plain:
         return project
     key = textutil.fold(project)
@@ -100,3 +115,197 @@ def link_name(conn: sqlite3.Connection, path: str) -> str:
     if n > 1:
         return path[:-3]
     return name
+
+
+# ---------------------------------------------------------------- the vault's way of filing a note
+
+# Named shares of the measured notes (the public, non-journal notes outside the templates folder):
+SCHEMA_SHARE = 0.5     # a property most notes carry is part of the vault's note shape: a new note carries it
+CONSTANT_SHARE = 0.8   # ... and when one value is on this share of them (an `Author:`), it is written as is
+IN_USE_SHARE = 0.05    # a spelling on fewer notes than this is not a convention of the vault
+H1_SHARE = 0.5         # a new note opens with an H1 when at least this share of notes with text do
+ONE_FOLDER_SHARE = 0.8  # where this share of an app's notes sit in one folder, new notes go there too
+SLUG_SHARE = 0.8       # where this share of many-word file names are kebab-case slugs, a new name is one
+MIN_NOTES = 5          # fewer measured notes than this show no convention: the plugin's layout
+
+# The properties a memory note has whose name the vault may spell its own way. The first tuple holds the
+# spellings that say exactly this (Obsidian's documented `aliases` and `tags` before the deprecated
+# singulars); the second, generic ones used only when the vault has none of the first (`Date`).
+CONCEPTS = {
+    "tags": (("tags",), ("tag",)),
+    "aliases": (("aliases",), ("alias",)),
+    "title": (("title",), ()),
+    "created": (("created", "date created", "date-created", "datecreated", "created at", "created_at",
+                 "createdat", "creation date", "created on", "created_on"), ("date",)),
+    "modified": (("modified", "date modified", "date-modified", "datemodified", "last modified",
+                  "last_modified", "lastmodified", "updated", "date updated", "updated at", "updated_at",
+                  "modified at", "modified_at"), ()),
+}
+# What the index reads by these exact names (the lifecycle of a memory, vault/notes.py): never respelled.
+OWN_KEYS = {"type", "summary", "status", "confidence", "last_validated", "project", "supersedes",
+            "superseded_by", "related", "valid_to", "contradicts", "private"}
+# Category-like properties: a vault that marks what a note is by linking a category note from one of them
+CATEGORY_KEYS = ("categories", "category")
+_SLUG_RE = re.compile(r"[^\W_A-Z]+(?:-[^\W_A-Z]+)+")
+_NUMBERED_RE = re.compile(r"^\s*\d+\s*[-._)]?\s*")
+
+
+class Style:
+    """How the vault files a new note (see `of`)."""
+
+    def __init__(self) -> None:
+        self.dialect = "plain"
+        self.notes = 0                      # notes measured
+        self.keys: dict[str, str] = {}      # concept -> the vault's spelling ("created" -> "Date Created")
+        self.schema: set[str] = set()       # concepts most notes carry (written even when empty)
+        self.constants: list[tuple[str, object]] = []  # (key, value) most notes carry as is
+        self.category_key: str | None = None  # `categories` when the vault marks kinds with linked notes
+        self.h1 = True
+        self.slug = False
+        self.new_note_folder: str | None = None
+        self.home_folder: str | None = None   # where an app's notes visibly live (one folder)
+        self.links_properties = False         # the vault's property values are mostly links
+
+    @property
+    def outliner(self) -> bool:
+        """Logseq: page properties as `key:: value` lines, the text as `- ` bullets, no YAML."""
+        return self.dialect == "logseq"
+
+    def folder(self, cfg: Config, type_: str) -> str:
+        """The type's folder when the vault or the user has one; else the folder the app's settings
+        name for new notes; else the folder where the app's notes visibly live; else a numbered
+        PARA inbox (`00 - INBOX`); else the plugin's layout."""
+        folder, named = _type_folder(cfg, type_)
+        if named:
+            return folder
+        if self.new_note_folder is not None:
+            return self.new_note_folder
+        if self.home_folder is not None:
+            return self.home_folder
+        inbox = _para_inbox(cfg)
+        return folder if inbox is None else inbox
+
+    def key(self, concept: str) -> str:
+        return self.keys.get(concept, concept)
+
+    def file_name(self, name: str) -> str:
+        """`name` as the vault names files: a kebab-case slug where its names are slugs."""
+        if not self.slug:
+            return name
+        slug = re.sub(r"[^\w]+", "-", name.lower()).strip("-_")
+        return slug or name
+
+
+def _para_inbox(cfg: Config) -> str | None:
+    """A numbered top folder named Inbox (`00 - INBOX`) in a vault that numbers its top folders (PARA)."""
+    folders = _top_folders(cfg)
+    numbered = [f for f in folders if _NUMBERED_RE.match(f) and not f[:1].isalpha()]
+    if len(numbered) < 3:
+        return None
+    for f in numbered:
+        if textutil.fold(_NUMBERED_RE.sub("", f)) == "inbox":
+            return f
+    return None
+
+
+def _spelling(counts: Counter, folded: Counter, concept: str, n: int) -> str | None:
+    """The vault's spelling of `concept` (the most used key of its first tier in use), or None."""
+    for tier in CONCEPTS[concept]:
+        used = [(folded[k], k) for k in tier if folded[k] >= max(1, IN_USE_SHARE * n)]
+        if used:
+            key = max(used)[1]
+            return max((c, k) for k, c in counts.items() if k.strip().lower() == key)[1]
+    return None
+
+
+def of(cfg: Config, conn: sqlite3.Connection) -> Style:
+    """The vault's way of filing a note, read from its app's settings and its notes: the properties
+    most notes carry and how they spell them, the category property, whether notes open with an H1,
+    slug file names, and the one folder an app's notes live in."""
+    from ..vault import appsettings
+
+    st = Style()
+    st.dialect = cfg.values.get("dialect", "plain")
+    vault = str(cfg.vault)
+    st.new_note_folder = appsettings.new_note_folder(vault, st.dialect)
+    daily = appsettings.daily_notes(vault, st.dialect)
+    skip = tuple(f + "/" for f in (daily.home if daily else None, cfg.journal_folder.strip("/"),
+                                   appsettings.templates_folder(vault, st.dialect)) if f)
+    counts: Counter = Counter()
+    folded: Counter = Counter()
+    values: dict[str, Counter] = {}
+    cat_links = Counter()
+    folders: Counter = Counter()
+    names = slugs = with_props = linked = 0
+    n = texts = h1s = 0
+    for path, folder, props, head in conn.execute(
+            "SELECT n.path, n.folder, n.props, substr(f.body, 1, 400) FROM notes n JOIN fts f ON f.rowid = n.id "
+            "WHERE n.private = 0 AND n.skipped = 0 AND n.type != 'journal'"):
+        if skip and path.startswith(skip):
+            continue
+        n += 1
+        folders[folder or ""] += 1
+        stem = path.rsplit("/", 1)[-1][:-3]
+        if re.search(r"[\s_-]", stem):
+            names += 1
+            slugs += bool(_SLUG_RE.fullmatch(stem))
+        if head and head.strip():
+            texts += 1
+            h1s += bool(re.match(r"\s*#[ \t]", head))
+        p = json.loads(props or "{}")
+        if p:
+            with_props += 1
+            linked += any(_is_link(v) for v in p.values())
+        for k, v in p.items():
+            counts[k] += 1
+            folded[k.strip().lower()] += 1
+            if not isinstance(v, (dict, list)) or (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                values.setdefault(k, Counter())[json.dumps(v, ensure_ascii=False, sort_keys=True)] += 1
+            if k.strip().lower() in CATEGORY_KEYS and _is_link(v):
+                cat_links[k] += 1
+    st.notes = n
+    if n < MIN_NOTES:
+        return st
+    st.h1 = not st.outliner and h1s >= H1_SHARE * texts if texts >= MIN_NOTES else not st.outliner
+    st.slug = names >= MIN_NOTES and slugs >= SLUG_SHARE * names
+    st.links_properties = with_props >= MIN_NOTES and linked >= SCHEMA_SHARE * with_props
+    if st.dialect != "plain":
+        top, count = folders.most_common(1)[0]
+        if count >= ONE_FOLDER_SHARE * n:
+            st.home_folder = top
+    if not with_props:
+        return st
+    for concept in CONCEPTS:
+        key = _spelling(counts, folded, concept, with_props)
+        if key is not None:
+            st.keys[concept] = key
+            tier = {k for t in CONCEPTS[concept] for k in t}
+            if sum(c for k, c in folded.items() if k in tier) >= SCHEMA_SHARE * with_props:
+                st.schema.add(concept)
+    if cat_links:
+        key, c = cat_links.most_common(1)[0]
+        if c >= SCHEMA_SHARE * with_props:
+            st.category_key = key
+    spelled = {k.strip().lower() for t in CONCEPTS.values() for tier in t for k in tier}
+    for key, c in counts.most_common():
+        low = key.strip().lower()
+        if c < SCHEMA_SHARE * with_props:
+            break
+        if low in OWN_KEYS or low in spelled or low in CATEGORY_KEYS or key not in values:
+            continue
+        value, vc = values[key].most_common(1)[0]
+        v = json.loads(value)
+        if vc >= CONSTANT_SHARE * c and v not in (None, "", []) and not _is_link(v):
+            st.constants.append((key, v))
+    return st
+
+
+def category_value(conn: sqlite3.Connection, type_: str) -> str:
+    """The category note a memory of `type_` belongs to: the note named for the kind (plural or
+    singular, any case) when the vault has one, else the plural name (a new category)."""
+    plural = PLURAL.get(type_, type_ + "s")
+    wanted = {textutil.fold(plural), textutil.fold(type_)}
+    for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 AND type != 'journal' ORDER BY path"):
+        if textutil.fold(path.rsplit("/", 1)[-1][:-3]) in wanted:
+            return f"[[{link_name(conn, path)}]]"
+    return f"[[{plural.capitalize()}]]"

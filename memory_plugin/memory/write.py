@@ -301,8 +301,10 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         if merge:
             target = find_note(conn, merge)
             return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
-        folder = vaultstyle.type_folder(cfg, type_).strip("/")
-        project_value = vaultstyle.project_value(conn, project) if project else ""
+        style = vaultstyle.of(cfg, conn)
+        folder = style.folder(cfg, type_).strip("/")
+        name = style.file_name(name)
+        project_value = vaultstyle.project_value(conn, project, style) if project else ""
         # judged before the vault lock: in semantic mode this loads the model (a second or two) and
         # SessionEnd's journal append may be waiting for the lock
         me = dupes.Doc(title, type_, project_value or None, summary, body)
@@ -337,7 +339,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             concepts = concept_mentions(conn, mention_text, set(link_paths))
             old_link = f"[[{link_name(conn, old)}]]" if old else None
             text = _compose(conn, type_, title, name, summary, tag_list, project_value, body, link_paths,
-                            concepts, cfg, today, old_link)
+                            concepts, cfg, today, old_link, style)
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
                       "overrode_duplicates": dups if force else [], "duplicate_judge": judged.get("judge"),
@@ -357,12 +359,32 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
 
 
 def _compose(conn, type_, title, name, summary, tags, project, body, link_paths, concepts, cfg, today,
-             supersedes: str | None = None) -> str:
+             supersedes: str | None = None, style: "vaultstyle.Style | None" = None) -> str:
+    """The new note's text in the vault's style (vaultstyle.Style): its spelling of the properties it
+    shares with ours (`Tags`, `Date Created`), the properties most of its notes carry (an `Author`
+    every note has, empty `Aliases`), its category property in place of a type tag, an H1 only where
+    its notes open with one; in Logseq, `key:: value` page properties and `- ` bullets. The lifecycle
+    properties the index reads (type, summary, status, confidence, last_validated...) keep their names."""
+    from . import vaultstyle
+
+    st = style or vaultstyle.Style()
+    title = title.strip()
     props: list[tuple[str, Any]] = [("type", type_)]
-    if name != title.strip():
-        props.append(("title", title.strip()))
-    props += [("summary", summary), ("tags", tags), ("created", today), ("last_validated", today),
-              ("confidence", round(float(cfg.confidence_default), 2)),
+    if name != title or "title" in st.schema:
+        props.append((st.key("title"), title))
+    props.append(("summary", summary))
+    if st.category_key:
+        props.append((st.category_key, [vaultstyle.category_value(conn, type_)]))
+        tags = [t for t in tags if t != type_]  # the category says what the note is
+    if tags or not st.category_key or "tags" in st.schema:
+        props.append((st.key("tags"), tags))
+    props.append((st.key("created"), today))
+    if "modified" in st.keys:
+        props.append((st.key("modified"), today))
+    props += st.constants
+    if "aliases" in st.schema:
+        props.append((st.key("aliases"), []))
+    props += [("last_validated", today), ("confidence", round(float(cfg.confidence_default), 2)),
               ("status", "open" if type_ == "pitfall" else "current")]
     if project:
         props.append(("project", project))
@@ -370,16 +392,53 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
         props.append(("supersedes", supersedes))
     if link_paths:
         props.append(("related", [f"[[{link_name(conn, p)}]]" for p in link_paths]))
-    lines = ["---"] + [f"{k}: {propedit.render(v)}" for k, v in props] + ["---", f"# {title.strip()}", ""]
-    lines.append(body if body else summary)
+    text = body if body else summary
+    concept_line = ""
     if concepts:
         parts = []
         for p, matched in concepts:
             ln = link_name(conn, p)
             parts.append(f"[[{ln}]]" if textutil.fold(matched) == textutil.fold(ln.rsplit('/', 1)[-1])
                          else f"[[{ln}|{matched}]]")
-        lines += ["", "Concepts: " + ", ".join(parts)]
+        concept_line = "Concepts: " + ", ".join(parts)
+    if st.outliner:
+        lines = [f"{k}:: {_outline_value(v)}" for k, v in props if v not in ([], "")]
+        lines += _bullets(text)
+        if concept_line:
+            lines.append("- " + concept_line)
+        return "\n".join(lines).rstrip("\n") + "\n"
+    lines = ["---"] + [f"{k}: {propedit.render(v)}" for k, v in props] + ["---"]
+    if st.h1:
+        lines.append(f"# {title}")
+    lines += ["", text] if st.h1 else [text]
+    if concept_line:
+        lines += ["", concept_line]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _outline_value(v: Any) -> str:
+    """A Logseq page property's value: a list as comma-separated items, a date as ISO, on one line."""
+    if isinstance(v, (list, tuple)):
+        return ", ".join(_outline_value(x) for x in v)
+    if isinstance(v, (_dt.date, _dt.datetime)):
+        return v.isoformat()
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return textutil.one_line(str(v))
+
+
+def _bullets(text: str) -> list[str]:
+    """Markdown text as Logseq blocks: each paragraph a `- ` bullet, its further lines indented under it
+    (a list item already written as one stays one)."""
+    out: list[str] = []
+    for para in re.split(r"\n[ \t]*\n", text.strip("\n")):
+        lines = para.split("\n")
+        if not para.strip():
+            continue
+        first = lines[0]
+        out.append(first if re.match(r"\s*[-*+] ", first) else f"- {first}")
+        out += [ln if re.match(r"\s*[-*+] ", ln) else f"  {ln}" for ln in lines[1:]]
+    return out
 
 
 def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) -> dict:

@@ -1,0 +1,342 @@
+"""The settings a vault's app keeps beside its notes: where the owner's daily notes go and how they are
+named, where a new note goes, the templates and attachments folders. Read as each app documents them,
+from small JSON files and one EDN file read by a regex (no YAML, nothing heavy: SessionEnd reads the
+daily-notes settings every time it writes the journal). docs/vault.md says what each key means.
+
+- Obsidian: `.obsidian/daily-notes.json` (`folder`, `format` in moment.js tokens, `template`),
+  `.obsidian/app.json` (`newFileLocation` "root" | "current" | "folder" with `newFileFolderPath`,
+  `attachmentFolderPath`), `.obsidian/templates.json` (`folder`), and the community plugins that take
+  those over when enabled: Periodic Notes (`.obsidian/plugins/periodic-notes/data.json`, daily
+  `folder`/`format`/`template`) and Templater (`templates_folder`).
+- Logseq: `logseq/config.edn` (`:journal/file-name-format`, default `yyyy_MM_dd`; `:journals-directory`,
+  default `journals`; `:pages-directory`, default `pages`; `:journal/page-title-format`).
+- Foam: the daily-note template's `foam_template: filepath:` (`.foam/templates/daily-note.md`), else the
+  legacy `.vscode/settings.json` keys `foam.openDailyNote.directory` (default: the workspace root) and
+  `foam.openDailyNote.filenameFormat` (dateformat tokens, default `isoDate`); else `journal/`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+TYPE_CHECKING = False  # importing typing (or datetime) costs the SessionEnd hook a few ms
+if TYPE_CHECKING:
+    import datetime as _dt
+
+MAX_SETTINGS_BYTES = 1_000_000  # a settings file larger than this is not one: ignored
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+          "October", "November", "December")
+DAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+
+
+# Date tokens of each app's format language, longest first (a token is matched at the longest).
+_COMMON = {
+    "month_long": lambda d: MONTHS[d.month - 1], "month_short": lambda d: MONTHS[d.month - 1][:3],
+    "day_long": lambda d: DAYS[d.weekday()], "day_short": lambda d: DAYS[d.weekday()][:3],
+}
+# moment.js (Obsidian, Periodic Notes, Templater): https://momentjs.com/docs/#/displaying/format/
+MOMENT = {
+    "YYYY": lambda d: f"{d.year:04d}", "YY": lambda d: f"{d.year % 100:02d}",
+    "Q": lambda d: str((d.month - 1) // 3 + 1),
+    "MMMM": _COMMON["month_long"], "MMM": _COMMON["month_short"], "MM": lambda d: f"{d.month:02d}",
+    "M": lambda d: str(d.month), "Mo": lambda d: _ordinal(d.month),
+    "DDDD": lambda d: f"{d.timetuple().tm_yday:03d}", "DDD": lambda d: str(d.timetuple().tm_yday),
+    "Do": lambda d: _ordinal(d.day), "DD": lambda d: f"{d.day:02d}", "D": lambda d: str(d.day),
+    "dddd": _COMMON["day_long"], "ddd": _COMMON["day_short"], "dd": lambda d: DAYS[d.weekday()][:2],
+    "d": lambda d: str((d.weekday() + 1) % 7), "E": lambda d: str(d.isoweekday()),
+    "GGGG": lambda d: f"{d.isocalendar()[0]:04d}", "gggg": lambda d: f"{d.isocalendar()[0]:04d}",
+    "WW": lambda d: f"{d.isocalendar()[1]:02d}", "W": lambda d: str(d.isocalendar()[1]),
+    "ww": lambda d: f"{d.isocalendar()[1]:02d}", "w": lambda d: str(d.isocalendar()[1]),
+}
+# dateformat (Foam's legacy filenameFormat): https://github.com/felixge/node-dateformat#mask-options
+DATEFORMAT = {
+    "yyyy": MOMENT["YYYY"], "yy": MOMENT["YY"], "mmmm": _COMMON["month_long"], "mmm": _COMMON["month_short"],
+    "mm": MOMENT["MM"], "m": MOMENT["M"], "dddd": _COMMON["day_long"], "ddd": _COMMON["day_short"],
+    "dd": MOMENT["DD"], "d": MOMENT["D"], "W": MOMENT["W"], "WW": MOMENT["WW"],
+}
+DATEFORMAT_MASKS = {"isoDate": "yyyy-mm-dd", "shortDate": "m/d/yy", "mediumDate": "mmm d, yyyy",
+                    "longDate": "mmmm d, yyyy", "fullDate": "dddd, mmmm d, yyyy"}
+# Logseq's formats (date-fns / Joda letters): https://docs.logseq.com/#/page/config.edn
+LOGSEQ = {
+    "yyyy": MOMENT["YYYY"], "yy": MOMENT["YY"], "MMMM": _COMMON["month_long"], "MMM": _COMMON["month_short"],
+    "MM": MOMENT["MM"], "M": MOMENT["M"], "do": MOMENT["Do"], "dd": MOMENT["DD"], "d": MOMENT["D"],
+    "EEEE": _COMMON["day_long"], "EEE": _COMMON["day_short"], "E": _COMMON["day_short"],
+}
+
+
+def format_date(day: _dt.date, fmt: str, tokens: dict, quotes: tuple[str, str] = ("[", "]")) -> str:
+    """`day` written in `fmt`, whose letters are `tokens` (longest match first); text between
+    `quotes` is literal (moment's `[..]`; dateformat's and Logseq's `'..'`), as is any other character."""
+    keys = sorted(tokens, key=len, reverse=True)
+    out, i = [], 0
+    while i < len(fmt):
+        if fmt[i] == quotes[0]:
+            j = fmt.find(quotes[1], i + 1)
+            j = len(fmt) if j < 0 else j
+            out.append(fmt[i + 1:j])
+            i = j + 1
+            continue
+        for k in keys:
+            if fmt.startswith(k, i):
+                out.append(tokens[k](day))
+                i += len(k)
+                break
+        else:
+            out.append(fmt[i])
+            i += 1
+    return "".join(out)
+
+
+def read_json(path: str):
+    """A small JSON file's value, or None (missing, too large, not JSON)."""
+    try:
+        if os.path.getsize(path) > MAX_SETTINGS_BYTES:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _str(d, key: str) -> str | None:
+    v = d.get(key) if isinstance(d, dict) else None
+    return v.strip() if isinstance(v, str) else None
+
+
+def _folder(value: str | None) -> str | None:
+    """A folder setting as a vault-relative path ("" is the root), or None when it would leave the vault."""
+    if value is None:
+        return None
+    v = value.replace("\\", "/").strip().strip("/")
+    if v.startswith("~") or re.match(r"^[A-Za-z]:", v) or ".." in v.split("/"):
+        return None
+    return "" if v in ("", ".") else v.removeprefix("./")
+
+
+def _enabled_plugins(vault: str, name: str) -> list[str]:
+    """The plugins `.obsidian/<name>.json` lists as enabled (a list, or {plugin: true} in newer versions)."""
+    data = read_json(os.path.join(vault, ".obsidian", name))
+    if isinstance(data, list):
+        return [p for p in data if isinstance(p, str)]
+    if isinstance(data, dict):
+        return [p for p, on in data.items() if on is True]
+    return []
+
+
+class Daily:
+    """Where and how the owner's app names a daily note."""
+
+    def __init__(self, app: str, folder: str, fmt: str, tokens: dict, quotes: tuple[str, str],
+                 template: str | None = None, source: str = "", home: str | None = None):
+        self.app, self.folder, self.fmt, self.tokens, self.quotes = app, folder, fmt, tokens, quotes
+        self.template, self.source = template, source
+        # the folder every daily note lives under (the format may add dated subfolders)
+        self.home = folder if home is None else home
+
+    def rel(self, day: _dt.date) -> str | None:
+        """The vault-relative path of the daily note of `day`, or None when the format makes no
+        usable name (empty, or a part that leaves the vault)."""
+        name = format_date(day, self.fmt, self.tokens, self.quotes).strip().strip("/")
+        parts = [p for p in f"{self.folder}/{name}".split("/") if p]
+        if not name or any(p in (".", "..") or p.startswith(".") for p in parts):
+            return None
+        return "/".join(parts) + ".md"
+
+    def __repr__(self) -> str:
+        return f"Daily({self.app!r}, folder={self.folder!r}, format={self.fmt!r}, template={self.template!r})"
+
+
+def _obsidian_daily(vault: str) -> Daily | None:
+    if "periodic-notes" in _enabled_plugins(vault, "community-plugins.json"):
+        data = read_json(os.path.join(vault, ".obsidian", "plugins", "periodic-notes", "data.json"))
+        day = data.get("daily") if isinstance(data, dict) else None
+        if not isinstance(day, dict) and isinstance(data, dict):  # 1.x: calendar sets
+            sets = data.get("calendarSets")
+            first = sets[0] if isinstance(sets, list) and sets and isinstance(sets[0], dict) else {}
+            day = first.get("day")
+        if isinstance(day, dict) and day.get("enabled") is True:
+            folder = _folder(_str(day, "folder") or "")
+            if folder is not None:
+                return Daily("obsidian", folder, _str(day, "format") or "YYYY-MM-DD", MOMENT, ("[", "]"),
+                             _str(day, "template") or None, ".obsidian/plugins/periodic-notes/data.json")
+    path = os.path.join(vault, ".obsidian", "daily-notes.json")
+    data = read_json(path)
+    core = _enabled_plugins(vault, "core-plugins.json")
+    if data is None and "daily-notes" not in core:
+        return None  # the owner keeps no daily notes in Obsidian: nothing to follow
+    folder = _folder(_str(data, "folder") or "")
+    if folder is None:
+        return None
+    return Daily("obsidian", folder, _str(data, "format") or "YYYY-MM-DD", MOMENT, ("[", "]"),
+                 _str(data, "template") or None, ".obsidian/daily-notes.json" if data is not None
+                 else ".obsidian/core-plugins.json")
+
+
+_EDN_LINE = re.compile(r'^[ \t]*(?:\{[ \t]*)?(:[\w./?-]+)[ \t]+(?:"((?:[^"\\]|\\.)*)"|(:[\w./?-]+))', re.M)
+
+
+def logseq_config(vault: str) -> dict[str, str]:
+    """The top-level keys of `logseq/config.edn` this module needs, read by a regex: `:key "string"` or
+    `:key :keyword` on a line that is not a comment (`;`). Nested maps are not read."""
+    try:
+        path = os.path.join(vault, "logseq", "config.edn")
+        if os.path.getsize(path) > MAX_SETTINGS_BYTES:
+            return {}
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return {}
+    out: dict[str, str] = {}
+    for m in _EDN_LINE.finditer(text):
+        key, s, kw = m.group(1), m.group(2), m.group(3)
+        out.setdefault(key, s.replace('\\"', '"') if s is not None else kw)
+    return out
+
+
+def _logseq_daily(vault: str) -> Daily | None:
+    if not os.path.isfile(os.path.join(vault, "logseq", "config.edn")):
+        return None
+    conf = logseq_config(vault)
+    folder = _folder(conf.get(":journals-directory", "journals"))
+    if folder is None:
+        return None
+    return Daily("logseq", folder, conf.get(":journal/file-name-format") or "yyyy_MM_dd", LOGSEQ, ("'", "'"),
+                 None, "logseq/config.edn")
+
+
+def _foam_template_filepath(vault: str) -> tuple[str | None, str | None]:
+    """(the daily-note template's path if any, its `foam_template: filepath:` if it declares one)."""
+    path = os.path.join(vault, ".foam", "templates", "daily-note.md")
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(8000)
+    except OSError:
+        return None, None
+    m = re.search(r"(?m)^foam_template:[ \t]*\n(?:[ \t]+.*\n)*?[ \t]+filepath:[ \t]*['\"]?([^'\"\n]+)", head)
+    return ".foam/templates/daily-note.md", (m.group(1).strip() if m else None)
+
+
+_FOAM_VARS = {"FOAM_DATE_YEAR": "yyyy", "CURRENT_YEAR": "yyyy", "FOAM_DATE_MONTH": "mm", "CURRENT_MONTH": "mm",
+              "FOAM_DATE_DATE": "dd", "CURRENT_DATE": "dd", "FOAM_DATE_MONTH_NAME": "mmmm",
+              "CURRENT_MONTH_NAME": "mmmm", "FOAM_DATE_MONTH_NAME_SHORT": "mmm",
+              "CURRENT_MONTH_NAME_SHORT": "mmm", "FOAM_DATE_DAY_NAME": "dddd", "CURRENT_DAY_NAME": "dddd",
+              "FOAM_DATE_DAY_NAME_SHORT": "ddd", "CURRENT_DAY_NAME_SHORT": "ddd",
+              "CURRENT_YEAR_SHORT": "yy", "FOAM_DATE_YEAR_SHORT": "yy"}
+
+
+def foam_vars_to_format(text: str) -> str | None:
+    """A Foam template path (`journal/${FOAM_DATE_YEAR}-${FOAM_DATE_MONTH}.md`) as a dateformat mask,
+    or None when it holds a variable that is not a date."""
+    out, pos = [], 0
+    for m in re.finditer(r"\$\{?([A-Z_]+)\}?", text):
+        if m.group(1) not in _FOAM_VARS:
+            return None
+        out.append("'" + text[pos:m.start()] + "'" if text[pos:m.start()] else "")
+        out.append(_FOAM_VARS[m.group(1)])
+        pos = m.end()
+    if text[pos:]:
+        out.append("'" + text[pos:] + "'")
+    return "".join(out)
+
+
+def _foam_daily(vault: str) -> Daily | None:
+    if not os.path.isdir(os.path.join(vault, ".foam")):
+        return None
+    template, filepath = _foam_template_filepath(vault)
+    if filepath:
+        fp = filepath.replace("\\", "/").strip().lstrip("/")
+        fp = fp[:-3] if fp.endswith(".md") else fp
+        mask = foam_vars_to_format(fp)
+        first_var = fp.find("$")
+        folder = _folder(fp[:first_var if first_var >= 0 else len(fp)].rpartition("/")[0])
+        if mask and folder is not None and _folder(fp) is not None:
+            return Daily("foam", "", mask, DATEFORMAT, ("'", "'"), template, template or "", folder)
+    settings = read_json(os.path.join(vault, ".vscode", "settings.json"))
+    settings = settings if isinstance(settings, dict) else {}
+    legacy = [k for k in settings if k.startswith("foam.openDailyNote.") and k != "foam.openDailyNote.onStartup"]
+    if legacy:  # the settings Foam read until 0.47: the workspace root unless a directory is named
+        folder = _folder(_str(settings, "foam.openDailyNote.directory") or "")
+        fmt = _str(settings, "foam.openDailyNote.filenameFormat") or "isoDate"
+        fmt = DATEFORMAT_MASKS.get(fmt, fmt)
+        if folder is not None:
+            return Daily("foam", folder, fmt, DATEFORMAT, ("'", "'"), template, ".vscode/settings.json")
+    # Foam's default since 0.47: journal/YYYY-MM-DD.md
+    return Daily("foam", "journal", "yyyy-mm-dd", DATEFORMAT, ("'", "'"), template, "Foam's default")
+
+
+def daily_notes(vault: str | os.PathLike | None, dialect: str) -> Daily | None:
+    """Where the vault's app keeps the owner's daily notes, or None when it keeps none (no app, or an
+    Obsidian vault whose daily-notes plugin is off and unconfigured)."""
+    if vault is None:
+        return None
+    vault = str(vault)
+    if dialect == "obsidian":
+        return _obsidian_daily(vault)
+    if dialect == "logseq":
+        return _logseq_daily(vault)
+    if dialect == "foam":
+        return _foam_daily(vault)
+    return None
+
+
+def new_note_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:
+    """The folder the app puts a new note in when the owner named one: Obsidian's `newFileLocation:
+    "folder"` with `newFileFolderPath`; Logseq's pages directory. None otherwise ("root" and "current"
+    name no folder of their own)."""
+    if vault is None:
+        return None
+    vault = str(vault)
+    if dialect == "obsidian":
+        app = read_json(os.path.join(vault, ".obsidian", "app.json"))
+        if _str(app, "newFileLocation") == "folder":
+            return _folder(_str(app, "newFileFolderPath") or "")
+        return None
+    if dialect == "logseq":
+        return _folder(logseq_config(vault).get(":pages-directory", "pages"))
+    return None
+
+
+def templates_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:
+    """The owner's templates folder: Templater's `templates_folder`, else the core Templates plugin's
+    `folder`; Foam's `.foam/templates`."""
+    if vault is None:
+        return None
+    vault = str(vault)
+    if dialect == "obsidian":
+        tp = read_json(os.path.join(vault, ".obsidian", "plugins", "templater-obsidian", "data.json"))
+        core = read_json(os.path.join(vault, ".obsidian", "templates.json"))
+        return _folder(_str(tp, "templates_folder") or _str(core, "folder"))
+    if dialect == "foam":
+        return ".foam/templates" if os.path.isdir(os.path.join(vault, ".foam", "templates")) else None
+    return None
+
+
+def attachment_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:
+    """Obsidian's `attachmentFolderPath` ("./x" is relative to each note, kept as written)."""
+    if vault is None or dialect != "obsidian":
+        return None
+    return _str(read_json(os.path.join(str(vault), ".obsidian", "app.json")), "attachmentFolderPath")
+
+
+def template_text(vault: str | os.PathLike, rel: str | None, limit: int = 20_000) -> str | None:
+    """The text of a template named by a setting (the `.md` may be left off), or None."""
+    if not rel:
+        return None
+    rel = rel.replace("\\", "/").strip("/")
+    if ".." in rel.split("/"):
+        return None
+    for cand in (rel, rel + ".md"):
+        path = os.path.join(str(vault), cand)
+        if os.path.isfile(path):
+            try:
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    return f.read(limit)
+            except OSError:
+                return None
+    return None

@@ -1,0 +1,200 @@
+"""Notes filed as the vault's owner files them: the app's settings (vault/appsettings.py), then what the
+vault's notes do (memory/vaultstyle.py); the journal in the app's daily-notes folder and format.
+The small vaults here are written from each app's documented settings files."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import time
+from pathlib import Path
+
+from conftest import run_cli
+from memory_plugin.core.config import load_config
+from memory_plugin.memory import journal, write
+from memory_plugin.vault import appsettings as A
+
+DAY = dt.date(2024, 3, 5)  # a Tuesday
+
+
+def put(root: Path, rel: str, text: str) -> None:
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def dry_run(vault: Path, type_: str = "decision", **kw) -> dict:
+    cfg = load_config(vault=vault, cache_dir=vault.parent / (vault.name + "-cache"))
+    return write.remember(cfg, type_=type_, title=f"Zq check {type_}", summary=f"A {type_} to check where it lands.",
+                          force=True, dry_run=True, today=DAY, **kw)
+
+
+def jimbrig_like(root: Path) -> Path:
+    """Obsidian, PARA folders, a new-note folder in app.json, capitalised keys, one Author, H1s."""
+    v = root / "para"
+    put(v, ".obsidian/app.json", json.dumps({"newFileLocation": "folder", "newFileFolderPath": "00 - INBOX"}))
+    put(v, ".obsidian/daily-notes.json", json.dumps({"folder": "03 - AREAS/Journal/Daily", "format": "YYYY/MM-DD",
+                                                     "template": "Templates/Daily"}))
+    put(v, "Templates/Daily.md", '---\nDate: <% tp.date.now() %>\nAuthor: Me\nAlias: [ "<% tp.foo() %>" ]\n---\n'
+                                 '# <% tp.date.now("dddd, MMMM D, YYYY") %>\n\n## Journal\n')
+    for i in range(8):
+        folder = ("00 - INBOX", "01 - SLIPBOX", "02 - PROJECTS", "03 - AREAS/Code")[i % 4]
+        put(v, f"{folder}/Note {i}.md", f"---\nDate Created: 2023-01-0{i + 1}\nDate Modified: 2023-02-01\n"
+                                         f"Author: Me <me@example.com>\nTags: [\"#Type/Note\"]\nAliases: []\n---\n\n"
+                                         f"# Note {i}\n\nSome text {i}.\n")
+    return v
+
+
+def test_obsidian_settings_are_read_as_the_app_documents_them(tmp_path):
+    v = jimbrig_like(tmp_path)
+    d = A.daily_notes(str(v), "obsidian")
+    assert d.rel(DAY) == "03 - AREAS/Journal/Daily/2024/03-05.md" and d.template == "Templates/Daily"
+    assert A.new_note_folder(str(v), "obsidian") == "00 - INBOX"
+    put(v, ".obsidian/templates.json", json.dumps({"folder": "Templates"}))
+    assert A.templates_folder(str(v), "obsidian") == "Templates"
+    # Periodic Notes, when enabled, takes the daily notes over
+    put(v, ".obsidian/community-plugins.json", json.dumps(["periodic-notes"]))
+    put(v, ".obsidian/plugins/periodic-notes/data.json",
+        json.dumps({"daily": {"enabled": True, "folder": "Daily", "format": "YYYY-MM-DD ddd"}}))
+    assert A.daily_notes(str(v), "obsidian").rel(DAY) == "Daily/2024-03-05 Tue.md"
+    # no settings and the core plugin off: the owner keeps no daily notes
+    bare = tmp_path / "bare"
+    (bare / ".obsidian").mkdir(parents=True)
+    assert A.daily_notes(str(bare), "obsidian") is None and A.new_note_folder(str(bare), "obsidian") is None
+
+
+def test_date_formats_of_each_app():
+    assert A.format_date(DAY, "YYYY/MMMM/YYYY-MMM-DD [week] WW, dddd Do", A.MOMENT) == \
+        "2024/March/2024-Mar-05 week 10, Tuesday 5th"
+    assert A.format_date(DAY, "yyyy_MM_dd EEE", A.LOGSEQ, ("'", "'")) == "2024_03_05 Tue"
+    assert A.format_date(DAY, "'journal-'yyyy-mm-dd", A.DATEFORMAT, ("'", "'")) == "journal-2024-03-05"
+
+
+def test_logseq_config_keys_are_read_and_comments_ignored(tmp_path):
+    v = tmp_path / "ls"
+    put(v, "logseq/config.edn", '{:meta/version 1\n ;; :journal/file-name-format "yyyy-MM-dd"\n'
+                                ' :journals-directory "daily"\n :file/name-format :triple-lowbar}\n')
+    assert A.logseq_config(str(v))[":file/name-format"] == ":triple-lowbar"
+    assert A.daily_notes(str(v), "logseq").rel(DAY) == "daily/2024_03_05.md"
+    assert A.new_note_folder(str(v), "logseq") == "pages"
+
+
+def test_foam_daily_note_from_its_template_else_its_legacy_settings(tmp_path):
+    v = tmp_path / "foam"
+    put(v, ".foam/templates/new-note.md", "---\ntitle:\n---\n")
+    assert A.daily_notes(str(v), "foam").rel(DAY) == "journal/2024-03-05.md"  # Foam's default
+    put(v, ".vscode/settings.json", json.dumps({"foam.openDailyNote.filenameFormat": "'journal-'yyyy"}))
+    assert A.daily_notes(str(v), "foam").rel(DAY) == "journal-2024.md"  # the root, as Foam did
+    put(v, ".foam/templates/daily-note.md",
+        '---\nfoam_template:\n  filepath: "days/${FOAM_DATE_YEAR}/${FOAM_DATE_MONTH}-${FOAM_DATE_DATE}.md"\n---\n')
+    assert A.daily_notes(str(v), "foam").rel(DAY) == "days/2024/03-05.md"
+
+
+def test_remember_files_in_the_new_note_folder_with_the_vaults_properties(tmp_path):
+    v = jimbrig_like(tmp_path)
+    d = dry_run(v)
+    assert d["path"] == "00 - INBOX/Zq check decision.md"
+    text = d["text"]
+    for line in ("Tags: [decision]", "Date Created: 2024-03-05", "Date Modified: 2024-03-05",
+                 'Author: "Me <me@example.com>"', "Aliases: []", "type: decision", "status: current"):
+        assert f"\n{line}\n" in text, line
+    assert "\n# Zq check decision\n" in text  # its notes open with an H1
+    assert not os.path.exists(v / "00 - INBOX" / "Zq check decision.md")
+
+
+def test_an_existing_type_folder_or_a_configured_one_still_wins(tmp_path):
+    v = jimbrig_like(tmp_path)
+    put(v, "Decisions/Old.md", "---\ntype: decision\n---\n# Old\n")
+    assert dry_run(v)["path"] == "Decisions/Zq check decision.md"
+    assert dry_run(v, "pitfall")["path"] == "00 - INBOX/Zq check pitfall.md"
+
+
+def test_logseq_page_is_properties_and_bullets_in_pages(tmp_path):
+    v = tmp_path / "ls"
+    put(v, "logseq/config.edn", "{:meta/version 1}\n")
+    for i in range(6):
+        put(v, f"pages/Page {i}.md", f"- a thought about [[Page {i + 1}]]\n\t- more\n")
+    put(v, "pages/Atlas.md", "- the Atlas project\n")
+    put(v, "journals/2024_03_01.md", "- a day\n")
+    d = dry_run(v, project="Atlas")
+    assert d["path"] == "pages/Zq check decision.md"
+    text = d["text"]
+    assert not text.startswith("---") and "\n# " not in text and not text.startswith("# ")
+    assert text.startswith("type:: decision\n") and "\nproject:: [[Atlas]]\n" in text
+    assert text.rstrip().endswith("- A decision to check where it lands.")
+
+
+def test_flat_foam_vault_gets_a_slug_at_the_root_with_title_and_no_h1(tmp_path):
+    v = tmp_path / "foam"
+    (v / ".foam").mkdir(parents=True)
+    for i, name in enumerate(("api-tokens", "auto-https", "awesome-cli", "deno-tips", "rust-notes", "vim-keys")):
+        put(v, f"{name}.md", f"---\ntitle: {name.replace('-', ' ').title()}\ntags:\n  - Tips\n---\n\nText {i}.\n")
+    d = dry_run(v)
+    assert d["path"] == "zq-check-decision.md"
+    assert "\ntitle: Zq check decision\n" in d["text"] and "\ntags: [decision]\n" in d["text"]
+    assert "\n# " not in d["text"]
+
+
+def test_category_vault_links_the_kind_and_the_project(tmp_path):
+    v = tmp_path / "cat"
+    (v / ".obsidian").mkdir(parents=True)
+    put(v, "Categories/Projects.md", "Projects\n")
+    put(v, "Categories/Decisions.md", "Decisions\n")
+    put(v, "Atlas.md", '---\ncategories:\n  - "[[Projects]]"\n---\nThe Atlas project.\n')
+    for i in range(6):
+        put(v, f"Notes/N{i}.md", f'---\ncategories:\n  - "[[Notes]]"\ncreated: 2024-01-0{i + 1}\n---\nText {i}.\n')
+    d = dry_run(v, project="Atlas")
+    text = d["text"]
+    assert '\ncategories: ["[[Decisions]]"]\n' in text and "\ntags:" not in text
+    assert '\nproject: "[[Atlas]]"\n' in text and "\n# " not in text
+
+
+def test_a_vault_with_no_convention_keeps_the_plugins_layout(tmp_path):
+    v = tmp_path / "plain"
+    for i in range(2):  # too few notes to show a convention
+        put(v, f"n{i}.md", f"Some text {i}.\n")
+    d = dry_run(v)
+    assert d["path"] == "Decisions/Zq check decision.md"
+    assert d["text"].startswith("---\ntype: decision\nsummary:") and "\ntags: [decision]\ncreated: 2024-03-05\n" in d["text"]
+    assert "\n# Zq check decision\n" in d["text"]
+
+
+def test_journal_goes_to_the_daily_notes_folder_in_its_format(tmp_path):
+    v = jimbrig_like(tmp_path)
+    when = time.mktime(DAY.timetuple()) + 3600 * 12
+    rel = journal.journal_rel("journal", when, str(v), "obsidian", user_set=False)
+    assert rel == "03 - AREAS/Journal/Daily/2024/03-05.md"
+    # a journal folder the user configured always wins
+    assert journal.journal_rel("Log", when, str(v), "obsidian", user_set=True) == "Log/2024-03-05.md"
+    head = journal.new_day_text(str(v), rel, when, "obsidian")
+    # the template's properties with the day filled in; a placeholder that cannot be filled is left out
+    assert head == "---\ntype: journal\nDate: 2024-03-05\nAuthor: Me\n---\n# Tuesday, March 5, 2024\n\n"
+    ls = tmp_path / "ls"
+    put(ls, "logseq/config.edn", "{}\n")
+    rel = journal.journal_rel("journal", when, str(ls), "logseq", user_set=False)
+    assert rel == "journals/2024_03_05.md" and journal.new_day_text(str(ls), rel, when, "logseq") == ""
+
+
+def test_session_end_appends_to_the_vaults_daily_note(tmp_path):
+    v = jimbrig_like(tmp_path)
+    r = run_cli("hook", "session-end", input=json.dumps({"session_id": "s1", "cwd": "/tmp/atlas", "reason": "other"}),
+                env={"MEMORY_PLUGIN_VAULT": str(v)}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    day = v / "03 - AREAS/Journal/Daily" / time.strftime("%Y/%m-%d.md")
+    text = day.read_text(encoding="utf-8")
+    assert text.startswith("---\ntype: journal\nDate: ") and "\nAuthor: Me\n" in text
+    assert text.strip().splitlines()[-1].startswith("- ") and "session s1" in text
+    assert not (v / "journal").exists()
+
+
+def test_a_flat_vaults_daily_note_at_the_root_is_written(tmp_path):
+    v = tmp_path / "foam"
+    put(v, ".vscode/settings.json", json.dumps({"foam.openDailyNote.filenameFormat": "'journal-'yyyy"}))
+    put(v, ".foam/templates/daily-note.md", "---\ntitle: ${CURRENT_YEAR} notes\ntags:\n  - Journal\n---\n\n## Reading\n")
+    when = time.mktime(DAY.timetuple()) + 3600 * 12
+    rel = journal.journal_rel("journal", when, str(v), "foam", user_set=False)
+    assert rel == "journal-2024.md"
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    journal.append(str(v), str(cache), rel, "- 12:00 · a line", when, journal.new_day_text(str(v), rel, when, "foam"))
+    assert (v / rel).read_text() == "---\ntype: journal\ntitle: 2024 notes\ntags:\n  - Journal\n---\n\n- 12:00 · a line\n"
