@@ -3,9 +3,9 @@
 One matcher, `detect`, used by the brief (SessionStart), `query`, `remember` and `explain`. It
 compares the working folder's name, its git top-level folder's name and its git remotes'
 repository names (read from .git/config: a hook runs no git subprocess) with every name a project
-goes by in the vault: its hub note's title and aliases, its `repo`/`repository` properties, its
-folder under a Projects folder and the values of the notes' `project` property (plain or
-`[[wikilink]]`). Names are compared ignoring case, `-`, `_` and spaces.
+goes by in the vault (see `catalog`: the notes, folders, hierarchies, properties and lists the vault
+marks its projects with). Names are compared ignoring case, `-`, `_` and spaces; the folder's own
+names also match a run of whole words of a project note's title (see `contains`).
 
 `catalog(conn)` lists the projects from the index (the brief stores it in brief.json, so that
 SessionStart matches without opening SQLite). Standard library only.
@@ -19,8 +19,9 @@ import unicodedata
 
 from ..core.record import Record
 
+# The spellings of a projects folder that reorganize compares with; is_projects_folder is the rule
+# (any number or punctuation prefix: `1 Projects`, `02 - PROJECTS`, `1-Projects`).
 PROJECT_FOLDERS = ("projects", "project", "1 - projects", "01 - projects", "1. projects", "01 projects")
-REPO_PROPS = ("repo", "repository", "repos", "repositories")
 _SEP = re.compile(r"[\s_\-]+")
 
 
@@ -155,10 +156,135 @@ def candidates(cwd: str | None = None) -> list[tuple[str, str]]:
 
 # ---------------------------------------------------------------- the vault's projects
 
+# The words a vault names its projects, or a list of them, with: a `Projects` folder (`1 Projects`,
+# `02 - PROJECTS`), `type: project`, `categories: [[Projects]]`, a `#Type/Project` tag, `project.foo`.
+PROJECT_WORDS = ("project", "projects")
+# Properties that say what kind of note a note is: it is a project when one names the word.
+KIND_PROPS = ("type", "types", "kind", "category", "categories", "tags", "tag")
+# Properties naming the project's repository: any value is its name or address (`repo: tollgate-api`).
+REPO_PROPS = ("repo", "repository", "repos", "repositories")
+# Properties that may hold a web address: the project's repository when the address is one (see
+# repo_url), never any page (`url: https://minimal.guide` names no repository).
+URL_PROPS = ("url", "urls", "github", "gitlab", "source", "homepage", "git", "code")
+# Code hosts: their `https://HOST/OWNER/NAME` addresses are repositories. `git@HOST:…`, `ssh://…` and
+# `….git` addresses are repositories on any host.
+CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "git.sr.ht", "gitea.com")
+# A note that lists projects is named for them in a few words ("Projects", "Active Projects", "Projects
+# Shelf"); a longer title holding the word ("Projects I read about in 2023") is about something else.
+LIST_TITLE_WORDS = 3
+# The types a note may have and be a project by where it is (in a projects folder, listed in a note
+# that lists projects): untyped, a hub or a project. A decision or pitfall there is a project's note.
+PROJECT_TYPES = ("note", "hub", "project")
+# The names of a folder's own note (`Projects/README.md`, `Projects/foo/index.md`).
+FOLDER_NOTE_NAMES = ("readme", "index", "home")
+# A working folder's name matches inside a longer project title ("PowerShell - PSProfileTools Module")
+# only when it is at least this long (letters and digits): shorter names ("api", "app", "cli", "web")
+# are the generic words titles are made of.
+MIN_CONTAINED = 4
+
+_LEAD = re.compile(r"^[\W\d_]+")  # "02 - ", "1-", "1. ", "_", an emoji
+_WORD = re.compile(r"[^\W_]+")
+_LIST_LINE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\|)")  # a list item or a table row
+_TABLE_ROW = re.compile(r"^\s*(?:[-*+]\s+)?\|")
+_PROJECT_CELL = re.compile(r"\|[ \t*_]*projects?[ \t*_]*\|", re.I)  # a table's `| Project |` cell
+_REPO_URL = re.compile(r"^https?://(?:www\.)?([^/\s]+)/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#]\S*)?$", re.I)
+_HEAD_PROP = re.compile(r"^\s*(?:-\s+)?([\w-]+)::[ \t]*(.*)$")
+_WIKI = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_MDLINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
+
+
+def words(name: str) -> list[str]:
+    """A name's words: runs of letters and digits, case-folded ("PowerShell - PSProfileTools Module" ->
+    powershell, psprofiletools, module)."""
+    return _WORD.findall(unicodedata.normalize("NFC", str(name)).casefold())
+
+
+def bare(name: str) -> str:
+    """A folder's or note's name without its number and punctuation prefix, case-folded:
+    `02 - PROJECTS`, `1-Projects`, `_README` -> `projects`, `projects`, `readme`."""
+    return _LEAD.sub("", unicodedata.normalize("NFC", str(name)).casefold()).strip()
+
+
+def is_projects_folder(name: str) -> bool:
+    return bare(name) in PROJECT_WORDS
+
+
+def repo_url(value: str) -> str | None:
+    """The repository a web address names, else None: a `git@`, `ssh://` or `….git` address, or
+    `https://HOST/OWNER/NAME` on a code host (CODE_HOSTS)."""
+    s = str(value).strip().strip("<>")
+    if s.startswith(("git@", "ssh://", "git://")) or (s.endswith(".git") and "/" in s):
+        return repo_name(s)
+    m = _REPO_URL.match(s)
+    if m and m.group(1).lower() in CODE_HOSTS:
+        return repo_name(m.group(3))
+    return None
+
+
+def says_project(value) -> bool:
+    """A kind property's value (or a tag) names the project category: `project`, `Projects`,
+    `[[Projects]]`, `#Type/Project`, `[[Categories/Projects|Projects]]`, a comma list holding one."""
+    for v in _as_list(value):
+        for part in v.split(","):
+            s = part.strip().strip("\"'")
+            m = re.fullmatch(r"!?\[\[([^\[\]|#]*)[^\[\]]*\]\]", s)
+            if m:
+                s = m.group(1)
+            s = s.strip().lstrip("#").strip().rstrip("/")
+            if s and bare(s.rsplit("/", 1)[-1]) in PROJECT_WORDS:
+                return True
+    return False
+
+
+def head_props(text: str) -> dict:
+    """The `key:: value` lines a note opens with (Logseq's page properties, a Dataview field block)."""
+    out: dict = {}
+    for line in (text or "").split("\n", 40)[:40]:
+        if not line.strip():
+            if out:
+                break
+            continue
+        m = _HEAD_PROP.match(line)
+        if not m:
+            break
+        out[m.group(1).lower()] = m.group(2).strip()
+    return out
+
+
+def names_projects(title: str) -> bool:
+    """A title naming the projects ("Projects", "Active Projects", "Projects MOC"): its note lists
+    projects or is their category, and is none of them."""
+    if "project" not in str(title).casefold():
+        return False
+    return "projects" in words(title) or bare(title) in PROJECT_WORDS
+
+
+def is_list_title(title: str) -> bool:
+    """A note named for the vault's projects in a few words ("Projects", "Active Projects", "Projects
+    Shelf"): its list items name projects."""
+    if "projects" not in str(title).casefold():
+        return False
+    ws = words(bare(title))
+    return 0 < len(ws) <= LIST_TITLE_WORDS and "projects" in ws
+
+
 def catalog(conn) -> list[dict]:
-    """The vault's projects: [{"name", "keys", "hub", "values", "folders"}], one per project however
-    many names it goes by. `name` is the `project` value most notes use (what query ranks by),
-    else the project folder, else the hub's title; `keys` are all its names in `key` form."""
+    """The vault's projects: [{"name", "title", "keys", "titles", "hub", "list", "values", "folders",
+    "prefixes"}], one per project however many names it goes by. A project is known by:
+    - a `project:` value of notes, the target of a `project:` link, a note with a `repo`-like property
+      (`repo`, `repository`; `url`, `github`, `source`… holding a repository's address);
+    - a note the vault marks as one: a kind property or tag naming the project category (`type:
+      project`, `categories: [[Projects]]`, `tags: project`, `#Type/Project`, Logseq `type:: project`);
+      a note directly in a projects folder (`Projects/`, `1 Projects/`, `02 - PROJECTS/`, at any
+      depth); a subfolder of one (its folder note is its note); a Dendron `project.foo` hierarchy;
+    - an item of a note that lists projects (`Projects`, `Active Projects`; see is_list_title): the
+      first link of each list item or table row, to a note, or to a web address (then the list note
+      is that project's note, and a repository's address names it); a note linked in the `Project`
+      column of any note's table.
+    `name` is the `project` value most notes use (what query ranks by), else the project folder, else
+    its note's title; `keys` are all its names in `key` form; `titles` the names a working folder's
+    name may match a part of (see detect): the titles of the notes the vault marks as projects.
+    `hub` is its note, `list` true when that note lists other projects too."""
     parent: list[int] = []
     ents: list[dict] = []
     by_key: dict[str, int] = {}
@@ -188,33 +314,72 @@ def catalog(conn) -> list[dict]:
                                "GROUP BY project").fetchall())
     for value, n in counts.items():
         add([value], value=value, count=n)
-    hubs: dict[str, tuple] = {}
-    for path, title, display, aliases, props in conn.execute(
-            """SELECT DISTINCT n.path, n.title, n.display_title, n.aliases, n.props FROM notes n
-               WHERE n.private = 0 AND (n.path IN (SELECT l.target FROM links l WHERE l.prop = 'project'
-                                                    AND l.target IS NOT NULL)
-                                        OR n.props LIKE '%"repo%')"""):
-        hubs[path] = (title, display, aliases, props)
-    for (folder,) in conn.execute("SELECT DISTINCT folder FROM notes WHERE folder LIKE '%project%'"):
-        parts = (folder or "").split("/")
-        for i, part in enumerate(parts[:-1]):
-            if part.lower() in PROJECT_FOLDERS:
-                add([parts[i + 1]], folder="/".join(parts[: i + 2]))
-    value_keys = set(by_key)
-    for path, title, display, aliases, props, hub in conn.execute(
-            "SELECT path, title, display_title, aliases, props, hub FROM notes WHERE private = 0 AND hub = 1"):
-        if path not in hubs and (key(title) in value_keys or key(display) in value_keys):
-            hubs[path] = (title, display, aliases, props)
-    for path, (title, display, aliases, props) in hubs.items():
-        names = [title, display]
-        names += _json_list(aliases)
+    linked = {t for (t,) in conn.execute("SELECT DISTINCT target FROM links WHERE prop = 'project' "
+                                         "AND target IS NOT NULL")}
+    # one pass over the notes that may be projects or list them: their path, title, properties or
+    # tags say "project", a property may hold a repository, a `project:` link points to them
+    rows = conn.execute(
+        """SELECT path, folder, title, display_title, type, aliases, tags, props FROM notes
+           WHERE private = 0 AND type != 'journal' AND (path LIKE '%project%' OR display_title LIKE '%project%'
+             OR props LIKE '%project%' OR tags LIKE '%project%' OR props LIKE '%"repo%' OR props LIKE '%://%'
+             OR props LIKE '%git@%'
+             OR path IN (SELECT target FROM links WHERE prop = 'project' AND target IS NOT NULL))""").fetchall()
+    noted: set[str] = set()
+    lists: list[str] = []
+    dendron: dict[str, dict] = {}
+    for path, folder, title, display, ntype, aliases, tags, props in rows:
         p = _json_obj(props)
-        for k in REPO_PROPS:
-            for v in _as_list(p.get(k)):
-                r = repo_name(v)
-                if r:
-                    names.append(r)
-        add(names, hub=path, hub_title=display or title)
+        title, display = title or "", display or title or ""
+        names = [title, display] + _json_list(aliases) + _as_list(p.get("aliases", p.get("alias")))
+        repos = [r for k in REPO_PROPS for r in map(repo_name, _as_list(p.get(k))) if r]
+        repos += [r for k in URL_PROPS for r in map(repo_url, _as_list(p.get(k))) if r]
+        if path in linked or repos:
+            noted.add(path)
+            add(names + repos, hub=path, hub_title=display, prio=0)
+        if names_projects(title) or names_projects(display):  # the projects' list or category
+            if is_list_title(title) or is_list_title(display):
+                lists.append(path)
+            continue
+        # properties only: a `#projects` written in the text mentions them, it marks no note
+        own = any(says_project(p.get(k)) for k in KIND_PROPS)
+        parts = folder.split("/") if folder else []
+        stem = path.rsplit("/", 1)[-1][:-3]
+        if parts and is_projects_folder(parts[-1]) and bare(stem) not in FOLDER_NOTE_NAMES \
+                and ntype in PROJECT_TYPES:
+            own = True  # directly in a projects folder
+        for i, part in enumerate(parts[:-1]):
+            if is_projects_folder(part):  # in a project's folder, `Projects/foo/…`: its folder note
+                sub = "/".join(parts[: i + 2])
+                add([parts[i + 1]], folder=sub, titles=[parts[i + 1]])
+                if folder == sub and key(stem) == key(parts[i + 1]):
+                    add([parts[i + 1]] + names, hub=path, hub_title=display, prio=0)
+                elif folder == sub and bare(stem) in FOLDER_NOTE_NAMES:
+                    add([parts[i + 1]], hub=path, hub_title=parts[i + 1], prio=1)
+                break
+        segs = stem.split(".")
+        if len(segs) >= 2 and segs[1] and bare(segs[0]) in PROJECT_WORDS:  # Dendron: project.foo[.bar]
+            pre = (folder + "/" if folder else "") + segs[0] + "." + segs[1] + "."
+            d = dendron.setdefault(pre, {"name": segs[1], "hub": None})
+            if len(segs) == 2:
+                d["hub"] = (path, display, names + repos)
+            continue
+        if own:
+            add(names + repos, hub=path, hub_title=display, prio=0, titles=[title, display])
+    for pre, d in dendron.items():
+        if d["hub"]:
+            path, display, names = d["hub"]
+            add([d["name"]] + names, hub=path, hub_title=display, prio=0, prefix=pre,
+                titles=[d["name"], display])
+        else:
+            add([d["name"]], prefix=pre, titles=[d["name"]], hub_title=d["name"])
+    _text_marked(conn, add)
+    for path in lists:
+        _listed(conn, path, add)
+    value_keys = set(by_key)
+    for path, title, display in conn.execute(
+            "SELECT path, title, display_title FROM notes WHERE private = 0 AND hub = 1"):
+        if path not in noted and (key(title) in value_keys or key(display) in value_keys):
+            add([title, display], hub=path, hub_title=display or title, prio=0)
     groups: dict[int, list[dict]] = {}
     for i, e in enumerate(ents):
         groups.setdefault(find(i), []).append(e)
@@ -222,12 +387,108 @@ def catalog(conn) -> list[dict]:
     for members in groups.values():
         values = sorted(((e["count"], e["value"]) for e in members if "value" in e), key=lambda cv: (-cv[0], cv[1]))
         folders = sorted({e["folder"] for e in members if "folder" in e})
-        hub = next((e for e in members if "hub" in e), None)
-        name = values[0][1] if values else (folders[0].rsplit("/", 1)[-1] if folders else hub["hub_title"])
-        out.append({"name": name, "title": hub["hub_title"] if hub else name,
+        prefixes = sorted({e["prefix"] for e in members if "prefix" in e})
+        hub = min((e for e in members if e.get("hub")), key=lambda e: e["prio"], default=None)
+        title = hub["hub_title"] if hub else next((e["hub_title"] for e in members if e.get("hub_title")), None)
+        name = values[0][1] if values else (folders[0].rsplit("/", 1)[-1] if folders else title)
+        titles = sorted({t for e in members for t in e.get("titles", ()) if t})
+        out.append({"name": name, "title": title or name,
                     "keys": sorted(set().union(*(e["keys"] for e in members))),
-                    "hub": hub["hub"] if hub else None, "values": [v for _, v in values], "folders": folders})
+                    "titles": titles, "words": [name_words(t) for t in titles],
+                    "hub": hub["hub"] if hub else None, "list": bool(hub and hub.get("list")),
+                    "values": [v for _, v in values], "folders": folders, "prefixes": prefixes})
     return sorted(out, key=lambda p: key(p["name"]))
+
+
+def _text_marked(conn, add) -> None:
+    """What the text of the notes that mention projects says: a note that opens with `type:: project`
+    / `tags:: project` lines (Logseq's page properties, when the index does not hold them as
+    properties), and the notes a table's `Project` column links to, one project per row."""
+    for path, title, display, text in conn.execute(
+            """SELECT n.path, n.title, n.display_title, f.body FROM fts f JOIN notes n ON n.id = f.rowid
+               WHERE fts MATCH 'body : (project OR projects)' AND n.private = 0"""):
+        text = text or ""
+        if "|" in text and _PROJECT_CELL.search(text):
+            _table_projects(conn, path, text, add)
+        display = display or title
+        if "::" not in text[:2000] or names_projects(title) or names_projects(display):
+            continue
+        hp = head_props(text[:2000])
+        if any(says_project(hp.get(k)) for k in KIND_PROPS):
+            names = [title, display] + [a.strip() for a in hp.get("alias", hp.get("aliases", "")).split(",")]
+            names += [r for k in REPO_PROPS if hp.get(k) for r in [repo_name(hp[k])] if r]
+            names += [r for k in URL_PROPS if hp.get(k) for r in [repo_url(hp[k])] if r]
+            add(names, hub=path, hub_title=display, prio=0, titles=[title, display])
+
+
+def _cells(line: str) -> list[str]:
+    return re.split(r"(?<!\\)\|", line.strip().removeprefix("- ").removeprefix("* ").strip())
+
+
+def _table_projects(conn, path: str, text: str, add) -> None:
+    """The notes linked in the `Project` column of a table: `|#|Project|Progress|` then `|3| [[SnapTessSCAD]] | 80 |`."""
+    col, targets = None, None
+    for line in text.split("\n"):
+        if not _TABLE_ROW.match(line):
+            col = None
+            continue
+        cells = _cells(line)
+        if col is None:
+            heads = [bare(re.sub(r"[*_`]", "", c)) for c in cells]
+            col = next((i for i, h in enumerate(heads) if h in PROJECT_WORDS), None)
+            continue
+        if col >= len(cells) or not _WIKI.search(cells[col]):
+            continue
+        if targets is None:
+            targets = _link_targets(conn, path)
+        _add_linked(conn, path, _WIKI.search(cells[col]).group(1), targets, add)
+
+
+def _link_targets(conn, path: str) -> dict[str, str]:
+    return {lp.lower(): t for lp, t in conn.execute(
+        "SELECT linkpath, target FROM links WHERE src = ? AND target IS NOT NULL", (path,))}
+
+
+def _add_linked(conn, src: str, inner: str, targets: dict, add) -> None:
+    """The note a `[[link]]` of a list of projects points to, as a project (exact names only): not a
+    decision or pitfall (a project's note), not a note that names the projects."""
+    inner = inner.replace("\\|", "|")
+    target = next((targets[s] for s in (x.split("#", 1)[0].strip().lower() for x in inner.split("|"))
+                   if s in targets), None)
+    if not target or target == src:
+        return
+    n = conn.execute("SELECT title, display_title, type, aliases FROM notes WHERE path = ? AND private = 0",
+                     (target,)).fetchone()
+    if n and n[2] in PROJECT_TYPES and not names_projects(n[0]) and not names_projects(n[1] or n[0]):
+        add([n[0], n[1]] + _json_list(n[3]), hub=target, hub_title=n[1] or n[0], prio=1)
+
+
+def _listed(conn, path: str, add) -> None:
+    """The projects a note that lists them names: the first link of each list item or table row (a
+    Logseq block, a Markdown table row): a note, or a web address, the list note then being that
+    project's note (`- **[Denoflow](https://github.com/denoflow/denoflow)**`)."""
+    row = conn.execute("SELECT f.body FROM fts f JOIN notes n ON n.id = f.rowid WHERE n.path = ?", (path,)).fetchone()
+    if not row or not row[0]:
+        return
+    targets = _link_targets(conn, path)
+    for line in row[0].split("\n"):
+        if not _LIST_LINE.match(line) or "[" not in line:
+            continue
+        w, m = _WIKI.search(line), _MDLINK.search(line)
+        if w and (not m or w.start() < m.start()):
+            _add_linked(conn, path, w.group(1), targets, add)
+        elif m:
+            label, dest = re.sub(r"[*_`]", "", m.group(1)).strip(), m.group(2)
+            if re.match(r"^[a-z][a-z0-9+.-]*://", dest, re.I):
+                add([label, repo_url(dest)], hub=path, hub_title=label, prio=2, list=True)
+            else:
+                _add_linked(conn, path, _unquote(dest), targets, add)
+
+
+def _unquote(s: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(s)
 
 
 def _json_list(s) -> list[str]:
@@ -278,19 +539,66 @@ class Match(Record):
         return "no project in the vault matches " + (", ".join(f"`{t}`" for t in self.tried) or "this folder")
 
 
+# What separates the area or kind a title starts with from the project's own name: "PowerShell -
+# PSProfileTools Module", "Client: Website Relaunch".
+_AREA_SEP = re.compile(r"\s[-–—]\s|:\s")
+
+
+def name_words(title: str) -> list[str]:
+    """The words of a title's name part: after the area it starts with, if any (what precedes its
+    last ` - ` or `: `: "PowerShell - PSProfileTools Module" -> psprofiletools, module)."""
+    return words(_AREA_SEP.split(str(title))[-1])
+
+
+def contains(title: str, name: str) -> bool:
+    """`name` is a run of whole words of `title`'s name part, case and separators folded:
+    "PSProfileTools" and "ps-profile-tools" are in "PowerShell - PSProfileTools Module", "dotfiles"
+    in "Development - dotfiles". No part of a word matches ("tools"), nor the area a title starts
+    with ("PowerShell": what precedes the last ` - ` or `: ` is shared by the area's other notes,
+    the name comes after it), nor a name shorter than MIN_CONTAINED letters and digits."""
+    return _run_of(name_words(title), "".join(words(name)))
+
+
+def _run_of(ws: list[str], k: str) -> bool:
+    if len(k) < MIN_CONTAINED or k not in "".join(ws):
+        return False
+    for i in range(len(ws)):
+        run = ""
+        for w in ws[i:]:
+            run += w
+            if run == k:
+                return True
+            if len(run) >= len(k) or not k.startswith(run):
+                break
+    return False
+
+
 def detect(projects: list[dict], cwd: str | None = None, name: str | None = None) -> Match:
     """The project the session works on: `name` when given (as typed with --project), else the
-    names of `cwd` (see `candidates`), best first, each matched against every name of every
-    project; the first name that matches decides. A name matching several projects is ambiguous."""
+    names of `cwd` (see `candidates`), best first. First each name of the folder itself (the working
+    folder, its git top-level, its remotes' repositories) against every name of every project (see
+    `key`); then each of them as a run of whole words of the title of a note the vault marks as a
+    project (see `contains`: `PSProfileTools` is "PowerShell - PSProfileTools Module"); last the
+    parent folders' names, whole. The first name that matches decides; a name matching several
+    projects is ambiguous."""
     cands = [(name, "the name given")] if name else candidates(cwd)
     tried = list(dict.fromkeys(n for n, _ in cands))
-    for cname, how in cands:
-        k = key(cname)
-        hits = [p for p in projects if k and k in p.get("keys", ())]
-        if len(hits) == 1:
-            return Match(project=hits[0], via=f"`{cname}`, the {how}", tried=tried)
-        if hits:
-            return Match(ambiguous=sorted(p["name"] for p in hits), via=f"`{cname}`, the {how}", tried=tried)
+    own = [c for c in cands if not c[1].startswith("parent folder")]
+    passes = [(own, False), (own, True), ([c for c in cands if c not in own], False)]
+    for group, inside in passes:
+        for cname, how in group:
+            if inside:  # `words` are precomputed (brief.json): no tokenizing on the SessionStart path
+                k = "".join(words(cname))
+                hits = [p for p in projects if any(_run_of(ws, k) for ws in p.get("words") or
+                                                   [name_words(t) for t in p.get("titles", ())])]
+            else:
+                k = key(cname)
+                hits = [p for p in projects if k and k in p.get("keys", ())]
+            via = f"`{cname}`, the {how}" + (" (part of its title)" if inside else "")
+            if len(hits) == 1:
+                return Match(project=hits[0], via=via, tried=tried)
+            if hits:
+                return Match(ambiguous=sorted(p["name"] for p in hits), via=via, tried=tried)
     return Match(tried=tried)
 
 

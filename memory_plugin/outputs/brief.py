@@ -45,12 +45,20 @@ def _item(r: dict, succ: dict | None = None) -> dict:
     return it
 
 
+def _like(prefix: str) -> str:
+    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
 def _project_notes(conn, p: dict) -> list[dict]:
+    """The project's notes: those naming it (`project:`), in its folder or its hierarchy
+    (`project.foo.…`), its note and the notes its note links to (not when its note lists other
+    projects too)."""
     values = [v.lower() for v in p["values"]]
     marks = ",".join("?" * len(values)) or "NULL"
-    folder_sql = " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in p["folders"]) or "0"
-    args = values + [f.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%" for f in p["folders"]]
-    args += [p["hub"] or "", p["hub"] or ""]
+    prefixes = [f + "/" for f in p["folders"]] + list(p.get("prefixes") or ())
+    folder_sql = " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in prefixes) or "0"
+    args = values + [_like(f) for f in prefixes]
+    args += [(p["hub"] or "") if not p.get("list") else "", p["hub"] or ""]
     rows = conn.execute(
         f"""SELECT DISTINCT n.path, n.display_title, n.type, n.status, n.summary, n.hub FROM notes n
             WHERE n.private = 0 AND n.type != 'journal' AND (
@@ -122,13 +130,16 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
         projects[P.key(p["name"])] = {
             "name": p["name"], "title": p["title"], "keys": p["keys"],
             "count": len(notes),
-            "hubs": [_item(n) for n in notes if n["hub"] and n["path"] == p["hub"]][:1]
+            "words": p.get("words", []),  # what project.detect matches a folder's name inside of
+            # the project's own note first, whether or not it is a hub
+            "hubs": [_item(n) for n in notes if n["path"] == p["hub"]][:1]
             + [_item(n) for n in notes if n["hub"] and n["path"] != p["hub"]][:2],
             "pitfalls": [_item(n) for n in notes if n["type"] == "pitfall"
                          and lifecycle.open_pitfall(n["status"], n["path"] in succ)][:MAX_ITEMS],
             "decisions": [_item(n) for n in notes if n["type"] == "decision"
                           and lifecycle.current(n["status"], n["path"] in succ)][:MAX_ITEMS],
-            "notes": [_item(n) for n in notes if not n["hub"] and n["type"] not in ("pitfall", "decision")
+            "notes": [_item(n) for n in notes if not n["hub"] and n["path"] != p["hub"]
+                      and n["type"] not in ("pitfall", "decision")
                       and lifecycle.current(n["status"], n["path"] in succ)][:MAX_ITEMS],
         }
     meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -241,7 +252,8 @@ def _line(it: dict, extra: str = "") -> str:
 def catalog_of(data: dict) -> list[dict]:
     """The projects brief.json knows, in project.catalog's shape (older files: their key only)."""
     return [{"name": p.get("name", k), "title": p.get("title", p.get("name", k)),
-             "keys": p.get("keys") or [k]} for k, p in data.get("projects", {}).items()]
+             "keys": p.get("keys") or [k], "words": p.get("words") or []}
+            for k, p in data.get("projects", {}).items()]
 
 
 def _fit(sections: list[tuple[str, str, list[str]]], avail: int) -> tuple[dict[str, int], dict[str, int]]:

@@ -1,0 +1,142 @@
+"""Projects as the vault marks them (fixtures/projects/, one vault per convention): the SessionStart
+brief of a working folder shows that project's note, and a folder the vault holds no project for
+shows none. Also the name rules of project.py: words of a title, repository addresses, kind values."""
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+
+import pytest
+
+from conftest import ROOT, run_cli
+from memory_plugin.index import project as P
+
+PROJECTS = ROOT / "fixtures" / "projects"
+
+CASES = [  # (vault, working folder, the note the brief's project section shows, or None)
+    # PARA: each note directly in `1 Projects/` is a project; a repository's name is a run of words of
+    # its title after the area (`PowerShell - `); a subfolder is a project, its folder note its note
+    ("para", "PSProfileTools", "1 Projects/PowerShell - PSProfileTools Module.md"),
+    ("para", "ps-profile-tools", "1 Projects/PowerShell - PSProfileTools Module.md"),
+    ("para", "dotfiles", "1 Projects/Development - dotfiles.md"),
+    ("para", "website-relaunch", "1 Projects/Website Relaunch/Website Relaunch.md"),
+    ("para", "python", None),       # the area a title starts with, not a project's name
+    ("para", "powershell", None),   # an area note, not a project
+    ("para", "tools", None),        # part of a word
+    ("para", "kubernetes-operator", None),
+    # kepano-style properties: categories, type, tags, a capitalised `Tags` with `#Type/Project`
+    ("categories", "minimal-theme", "Notes/Minimal Theme.md"),
+    ("categories", "minimal", "Notes/Minimal Theme.md"),
+    ("categories", "obsidian-clipper", "Notes/Web Clipper.md"),  # `github:` holds the repository
+    ("categories", "garden-site", "Notes/Garden Site.md"),
+    ("categories", "profile-tools", "Notes/Profile Tools.md"),
+    ("categories", "flexoki", None),
+    ("categories", "kubernetes-operator", None),  # an article's `source:` address names no repository
+    ("categories", "projects", None),   # the category note itself
+    # Dendron: project.<name>, with or without a note for the hierarchy's top
+    ("dendron", "tollgate", "project.tollgate.md"),
+    ("dendron", "beacon-worker", "project.beacon-worker.queue.md"),
+    ("dendron", "kubernetes-operator", None),
+    # Logseq: a `type::` page property; the `Project` column of a table (not its `Type` column)
+    ("logseq", "SnapTessSCAD", "pages/SnapTessSCAD.md"),
+    ("logseq", "ChainMeshSCAD", "pages/ChainMeshSCAD.md"),
+    ("logseq", "garden-planner", "pages/Garden Planner.md"),
+    ("logseq", "software-project", None),
+    ("logseq", "kubernetes-operator", None),
+    # a note listing its owner's projects as web addresses is their note
+    ("lists", "denoflow", "projects.md"),
+    ("lists", "gatsby-theme-primer-wiki", "projects.md"),
+    ("lists", "deno", None),         # a link inside an item's description
+    ("lists", "kubebuilder", None),  # a repository linked from a note that lists no projects
+    ("lists", "kubernetes-operator", None),
+]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """Each vault of fixtures/projects copied and built once: {vault name: (env, cache)}."""
+    out = {}
+    base = tmp_path_factory.mktemp("projects")
+    for name in sorted({c[0] for c in CASES}):
+        vault, cache = base / name, base / f"{name}-cache"
+        shutil.copytree(PROJECTS / name, vault)
+        env = {"MEMORY_PLUGIN_VAULT": str(vault), "MEMORY_PLUGIN_CACHE_DIR": str(cache),
+               "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}
+        r = run_cli("rebuild", env=env)
+        assert r.returncode == 0, r.stderr
+        out[name] = (env, cache)
+    return out
+
+
+def project_section(env: dict, cwd) -> str:
+    r = run_cli("hook", "session-start", input=json.dumps({"cwd": str(cwd), "source": "startup"}), env=env,
+                timeout=60)
+    assert r.returncode == 0, r.stderr
+    text = json.loads(r.stdout)["hookSpecificOutput"]["additionalContext"]
+    return text.split("\n## Project", 1)[1].split("\n## ", 1)[0] if "\n## Project" in text else ""
+
+
+@pytest.mark.parametrize("vault,folder,note", CASES, ids=[f"{v}-{f}" for v, f, _ in CASES])
+def test_the_brief_shows_the_project_the_vault_marks(built, tmp_path, vault, folder, note):
+    cwd = tmp_path / "work" / folder
+    cwd.mkdir(parents=True)
+    sec = project_section(built[vault][0], cwd)
+    if note is None:
+        assert sec == "", sec
+    else:
+        assert f"({note})" in sec, sec
+
+
+def test_a_listed_project_does_not_take_its_list_notes_links(built):
+    conn = sqlite3.connect(built["lists"][1] / "index.sqlite")
+    try:
+        cat = {p["name"]: p for p in P.catalog(conn)}
+    finally:
+        conn.close()
+    assert cat["Denoflow"]["hub"] == "projects.md" and cat["Denoflow"]["list"]
+    assert "denoflow" in cat["Denoflow"]["keys"]
+    assert "Deno" not in cat and "About" not in cat and "Projects" not in cat
+
+
+@pytest.mark.parametrize("title,name,inside", [
+    ("PowerShell - PSProfileTools Module", "PSProfileTools", True),
+    ("PowerShell - PSProfileTools Module", "ps_profile_tools", True),
+    ("PowerShell - PSProfileTools Module", "PSProfileTools-Module", True),
+    ("PowerShell - PSProfileTools Module", "PowerShell", False),  # the area
+    ("PowerShell - PSProfileTools Module", "profile", False),     # part of a word
+    ("Client: Website Relaunch", "website", True),
+    ("Minimal Theme", "minimal", True),
+    ("Python - Flask Web App", "app", False),                     # shorter than MIN_CONTAINED
+    ("Kubernetes", "kubernetes-operator", False),
+])
+def test_a_name_inside_a_title_is_a_run_of_its_words(title, name, inside):
+    assert P.contains(title, name) is inside
+
+
+@pytest.mark.parametrize("value,name", [
+    ("https://github.com/denoflow/denoflow", "denoflow"),
+    ("https://gitlab.com/acme/tollgate-api/", "tollgate-api"),
+    ("git@example.org:acme/beacon-worker.git", "beacon-worker"),
+    ("https://minimal.guide", None),
+    ("https://example.com/kubernetes/kubernetes-operator", None),  # a page, not a code host's repository
+    ("https://github.com/denoflow", None),
+])
+def test_a_web_address_names_a_repository_only_on_a_code_host(value, name):
+    assert P.repo_url(value) == name
+
+
+@pytest.mark.parametrize("value,yes", [
+    ("project", True), (["[[Projects]]"], True), ("#Type/Project", True), ("Projects, web", True),
+    ("[[Categories/Projects|Projects]]", True), (["[[Ideas]]"], False), ("project/active", False),
+    ("projection", False),
+])
+def test_a_kind_value_names_the_project_category(value, yes):
+    assert P.says_project(value) is yes
+
+
+@pytest.mark.parametrize("folder,yes", [("Projects", True), ("1 Projects", True), ("02 - PROJECTS", True),
+                                        ("1-Projects", True), ("1. Projects", True), ("Personal Projects", False),
+                                        ("Project Templates", False)])
+def test_a_projects_folder_by_its_name_without_its_number(folder, yes):
+    assert P.is_projects_folder(folder) is yes
