@@ -333,12 +333,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
                 ("templat" in low or template_folders) and _in_templates(low, template_folders, dialect):
             continue
         notes[path] = (hub, title)
-    counted = notes
 
     folder_size: dict[str, int] = {}   # folder -> notes under it (at any depth)
     hier_size: dict[str, int] = {}     # folder + hierarchy prefix -> notes below it
     direct: dict[str, int] = {}        # folder -> notes right in it
-    for path in counted:
+    for path in notes:
         f = path[:path.rfind("/") + 1]
         direct[f] = direct.get(f, 0) + 1
         if hier_sep:
@@ -404,9 +403,9 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     for prop, src, target in conn.execute(
             "SELECT prop, src, target FROM links WHERE kind = 'property' AND prop IS NOT NULL "
             "AND target IS NOT NULL AND src != target"):
-        if src in counted:
+        if src in notes:
             prop_links.setdefault(prop, {}).setdefault(target, set()).add(src)
-    for t, members in _categories(prop_links, len(counted)).items():
+    for t, members in _categories(prop_links, len(notes)).items():
         add(t, "category", CATEGORY_WEIGHT, members)
 
     # what the home notes link to, in the order they list it
