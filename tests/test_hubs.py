@@ -92,6 +92,15 @@ def test_dendron_hierarchy_roots_are_hubs_and_its_tags_are_not(tmp_path):
     assert not [p for p in got if p.startswith(("tags", "templates"))]
 
 
+def test_a_dendron_workspace_vault_in_a_folder_opens_on_its_root(tmp_path):
+    v = tmp_path / "ws"
+    files = {"dendron.yml": "version: 5\nworkspace:\n  vaults:\n    - fsPath: notes\n",
+             "notes/root.md": "---\ntitle: Root\n---\n", "notes/ee.md": "---\ntitle: EE\n---\n",
+             "notes/ee.hw.md": "---\ntitle: HW\n---\n", "notes/ee.zb.md": "---\ntitle: ZB\n---\n"}
+    hubs = build(v, files)
+    assert paths(hubs)[:2] == ["notes/root.md", "notes/ee.md"] and hubs[0]["entry"] == "home"
+
+
 def test_logseq_favorites_are_hubs_and_journals_never(tmp_path):
     v = tmp_path / "vault"
     files = {"logseq/config.edn": '{:meta/version 1\n ;; :favorites ["commented out"]\n'

@@ -199,19 +199,14 @@ def _read(path: str, limit: int = 200_000) -> str:
         return ""
 
 
-def _json_file(path: str):
-    try:
-        return json.loads(_read(path) or "null")
-    except ValueError:
-        return None
-
-
 def app_settings(vault: str | None, dialect: str) -> dict:
     """What the vault's app says about its entry points and folders, read from its own settings:
     {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...]}.
-    Logseq's logseq/config.edn (:default-home, :favorites, :journals-directory); Obsidian's
-    .obsidian/ (bookmarks.json or starred.json, the Homepage plugin, daily-notes.json and
-    templates.json folders). A few small files, read when hubs are ranked (after the index changes)."""
+    Logseq's logseq/config.edn (:default-home, :favorites); Obsidian's .obsidian/ (bookmarks.json or
+    starred.json, the Homepage plugin); the daily-notes and templates folders as vault/appsettings.py
+    reads them. A few small files, read when hubs are ranked (after the index changes)."""
+    from ..vault import appsettings
+
     out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": []}
     if not vault:
         return out
@@ -224,8 +219,6 @@ def app_settings(vault: str | None, dialect: str) -> dict:
         m = _EDN_HOME_RE.search(edn)
         if m:
             out["home"].append(m.group(1))
-        m = re.search(r":journals-directory\s+\"([^\"]+)\"", edn)
-        out["journal_folders"].append(m.group(1) if m else "journals")
     obs = os.path.join(vault, ".obsidian")
     if os.path.isdir(obs):
         def files(items):
@@ -235,10 +228,10 @@ def app_settings(vault: str | None, dialect: str) -> dict:
                         yield it["path"]
                     yield from files(it.get("items"))
         for name in ("bookmarks.json", "starred.json"):
-            data = _json_file(os.path.join(obs, name))
+            data = appsettings.read_json(os.path.join(obs, name))
             if isinstance(data, dict):
                 out["favorites"] += list(files(data.get("items")))
-        home = _json_file(os.path.join(obs, "plugins", "homepage", "data.json"))
+        home = appsettings.read_json(os.path.join(obs, "plugins", "homepage", "data.json"))
         if isinstance(home, dict):  # Homepage plugin: {"homepages": {name: {"value": note}}} or older
             pages = home.get("homepages") if isinstance(home.get("homepages"), dict) else {"": home}
             for h in pages.values():
@@ -246,11 +239,12 @@ def app_settings(vault: str | None, dialect: str) -> dict:
                     v = h.get("value") or h.get("defaultNote")
                     if isinstance(v, str) and v.strip():
                         out["home"].append(v.strip())
-        for name, key in (("daily-notes.json", "journal_folders"), ("templates.json", "template_folders")):
-            data = _json_file(os.path.join(obs, name))
-            folder = data.get("folder") if isinstance(data, dict) else None
-            if isinstance(folder, str) and folder.strip("/ "):
-                out[key].append(folder.strip("/ "))
+    daily = appsettings.daily_notes(vault, dialect)
+    if daily is not None and daily.home:  # a daily-notes folder at the root names no folder
+        out["journal_folders"].append(daily.home)
+    templates = appsettings.templates_folder(vault, dialect)
+    if templates:
+        out["template_folders"].append(templates)
     return out
 
 
@@ -365,8 +359,8 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     for path, (hub, title) in notes.items() if app["home"] or app["favorites"] else ():
         for n in {_norm(title or _stem(path)), _norm(_stem(path).replace("___", "/"))}:
             by_name.setdefault(n, path)
-    homes = [p for p in notes if "/" not in p and (_norm(_stem(p)) in HOME_NAMES
-                                                   or (dialect == "dendron" and _stem(p) == "root"))]
+    homes = [p for p in notes if "/" not in p and _norm(_stem(p)) in HOME_NAMES
+             or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
     homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
     for p in homes:
