@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import os
+import re
 import sqlite3
 from typing import Any
 
@@ -105,28 +108,410 @@ def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
     return i, o
 
 
-def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False) -> list[dict]:
-    """Authored hubs first, then notes by link degree; journal notes never count. The order is
-    decided on (path, hub, private) alone; only the `limit` notes shown are read whole (at 100k
-    notes the whole rows of all of them were most of the brief's time and memory)."""
-    deg = degrees(conn)
+# ---------------------------------------------------------------- hubs: the ways into the vault
+#
+# A hub is a note the vault uses to enter itself. Each kind of evidence below adds its weight to a
+# note's score, and within a kind a note that opens onto more notes comes first (REACH_WEIGHT per
+# doubling of its reach). Every declared entry point (all kinds but link degree) is listed before a
+# note that is only much linked: link degree fills the list only when the vault declares too few.
+# A journal (date-named) note, a template and a person are never hubs; a tag-like target (the value
+# of a property that describes notes: `author:`, `genre:`, `topics:`) is never one for being linked.
+# The weights are ordinal, not fitted to a vault: home > pinned > authored = category = structure >
+# linked from home, and a folder note loses a level's worth per folder it sits below the top.
+
+HOME_WEIGHT = 200       # the note the vault opens on: an index/home/readme/start-here note at the vault's
+                        # root, the app's home page (Logseq :default-home, Obsidian's Homepage plugin),
+                        # Dendron's root.md. Above everything: the brief lists it first.
+FAVORITE_WEIGHT = 60    # pinned by the owner in the app: Logseq :favorites, Obsidian bookmarks/starred
+AUTHORED_WEIGHT = 50    # a hub by the configured hub_types/hub_tags/hub_folders/hub_title_patterns
+CATEGORY_WEIGHT = 50    # the target of a category-like property (`categories: [[Books]]`, _categories)
+STRUCTURE_WEIGHT = 50   # heads a top-level folder (a folder note) or hierarchy (Dendron `x.md` above
+                        # `x.y.md`, a Logseq namespace `x.md` above `x___y.md`) ...
+DEPTH_PENALTY = 15      # ... less this for each level further down: a folder note five folders deep
+                        # enters a corner of the vault, not the vault
+FROM_HOME_WEIGHT = 30   # linked from a home note: the home note's own table of contents
+REACH_WEIGHT = 4        # per doubling of the notes it opens onto (the folder's or hierarchy's notes,
+                        # the category's members, the notes it links to): the bigger door first
+MIN_REACH = 2           # a folder note or hierarchy node over fewer notes than this is no way in
+# Link degree, the last resort:
+OUT_LINK_WEIGHT = 2     # an entry point leads somewhere: each note it links to counts double ...
+IN_LINK_WEIGHT = 1      # ... each note linking to it once (people, dates and tags gather those)
+MIN_OUT_LINKS = 2       # a note that links to fewer notes than this is no way into anything
+
+# Category-like properties. A property named as a classification is one when its link targets are
+# shared; a property of another name is one when it classifies much of the vault into few classes.
+# A property that describes (who wrote it, its genre, topics, place) never is: its targets are
+# values, and being named by many notes through it does not make a note a way in.
+CATEGORY_PROPS = frozenset({"categories", "category", "type", "types", "kind", "class", "collection",
+                            "collections"})
+DESCRIPTIVE_PROPS = frozenset({
+    "author", "authors", "people", "person", "persons", "with", "attendees", "participants", "speaker",
+    "speakers", "host", "hosts", "guests", "cast", "director", "directors", "creator", "creators",
+    "artist", "artists", "maker", "publisher", "genre", "genres", "topic", "topics", "tags", "tag",
+    "keywords", "loc", "location", "locations", "place", "places", "city", "country", "org", "orgs",
+    "organization", "company", "companies", "source", "sources", "related", "links", "see-also"})
+CATEGORY_MIN_SHARE = 0.2      # another property: carried by at least this share of the vault's notes ...
+CATEGORY_MIN_PER_TARGET = 3   # ... with at least this many notes per target on average (few classes)
+CATEGORY_MIN_MEMBERS = 2      # a target is a category when at least this many notes name it
+
+# Names. Compared after lowercasing and reading `-`, `_` and other marks as spaces ("_README" is
+# "readme", "start-here" is "start here").
+HOME_NAMES = frozenset({"index", "indexes", "home", "readme", "start here", "start", "welcome",
+                        "contents", "table of contents", "toc", "overview", "dashboard", "homepage"})
+FOLDER_NOTE_NAMES = frozenset({"index", "readme", "home"})  # a folder's note inside it (GitHub, Hugo, Obsidian)
+PERSON_WORDS = frozenset({"person", "people", "persons", "contact", "contacts", "author", "authors"})
+TEMPLATE_FOLDERS = frozenset({"templates", "template"})
+DENDRON_VALUE_ROOTS = ("tags", "user")  # Dendron's `#tag` notes (tags.x) and `@user` notes (user.x)
+TEMPLATE_MIN_PLACEHOLDERS = 3  # a note with this many `{{…}}`/`<% … %>` placeholders is a template
+
+# a date in a note's file name (a path's last segment): 2024-01-02, 2024_01_02 Tue, 2024.01.02,
+# 20240102, 2024-W01, 2024-01
+_JOURNAL_NAME_RE = re.compile(r"(?<!\d)\d{4}[-_.]\d{1,2}[-_.]\d{1,2}(?!\d)[^/]*$"
+                              r"|(?<![^/])(?:\d{8}|\d{4}-W\d{1,2}|\d{4}-\d{2})\.md$")
+_PLACEHOLDER_RE = re.compile(r"\{\{[^{}\n]{1,200}\}\}|<%[^%\n]{0,200}%>")
+_EDN_FAVORITES_RE = re.compile(r":favorites\s*\[([^\]]*)\]")
+_EDN_HOME_RE = re.compile(r":default-home\s*\{[^}]*?:page\s+\"([^\"]+)\"")
+
+
+_NOT_WORD_RE = re.compile(r"[\W_]+")
+
+
+def _norm(name: str) -> str:
+    low = name.lower()
+    return low if low.isalnum() else " ".join(_NOT_WORD_RE.sub(" ", low).split())
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1][:-3]
+
+
+def is_date_named(path: str) -> bool:
+    """A daily/weekly/monthly note: its file name holds a date (`2024-01-02`, `2024_01_02 Tue`,
+    Dendron's `daily.journal.2024.01.02`)."""
+    return _JOURNAL_NAME_RE.search(path, path.rfind("/") + 1) is not None
+
+
+def _read(path: str, limit: int = 200_000) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(limit)
+    except OSError:
+        return ""
+
+
+def app_settings(vault: str | None, dialect: str) -> dict:
+    """What the vault's app says about its entry points and folders, read from its own settings:
+    {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...]}.
+    Logseq's logseq/config.edn (:default-home, :favorites); Obsidian's .obsidian/ (bookmarks.json or
+    starred.json, the Homepage plugin); the daily-notes and templates folders as vault/appsettings.py
+    reads them. A few small files, read when hubs are ranked (after the index changes)."""
+    from ..vault import appsettings
+
+    out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": []}
+    if not vault:
+        return out
+    if dialect == "logseq":
+        edn = "\n".join(l for l in _read(os.path.join(vault, "logseq", "config.edn")).split("\n")
+                        if not l.lstrip().startswith(";"))
+        m = _EDN_FAVORITES_RE.search(edn)
+        if m:
+            out["favorites"] = re.findall(r"\"([^\"]+)\"", m.group(1))
+        m = _EDN_HOME_RE.search(edn)
+        if m:
+            out["home"].append(m.group(1))
+    obs = os.path.join(vault, ".obsidian")
+    if os.path.isdir(obs):
+        def files(items):
+            for it in items or []:
+                if isinstance(it, dict):
+                    if it.get("type") == "file" and isinstance(it.get("path"), str):
+                        yield it["path"]
+                    yield from files(it.get("items"))
+        for name in ("bookmarks.json", "starred.json"):
+            data = appsettings.read_json(os.path.join(obs, name))
+            if isinstance(data, dict):
+                out["favorites"] += list(files(data.get("items")))
+        home = appsettings.read_json(os.path.join(obs, "plugins", "homepage", "data.json"))
+        if isinstance(home, dict):  # Homepage plugin: {"homepages": {name: {"value": note}}} or older
+            pages = home.get("homepages") if isinstance(home.get("homepages"), dict) else {"": home}
+            for h in pages.values():
+                if isinstance(h, dict):
+                    v = h.get("value") or h.get("defaultNote")
+                    if isinstance(v, str) and v.strip():
+                        out["home"].append(v.strip())
+    daily = appsettings.daily_notes(vault, dialect)
+    if daily is not None and daily.home:  # a daily-notes folder at the root names no folder
+        out["journal_folders"].append(daily.home)
+    templates = appsettings.templates_folder(vault, dialect)
+    if templates:
+        out["template_folders"].append(templates)
+    return out
+
+
+def _categories(prop_links: dict[str, dict[str, set[str]]], n_notes: int) -> dict[str, int]:
+    """Category notes -> how many notes name them, from {prop: {target: {src, ...}}} (property links
+    from notes that are neither journals nor templates). A property is category-like when it is
+    named as a classification (CATEGORY_PROPS), or, when it is no describing property
+    (DESCRIPTIVE_PROPS), when it classifies much of the vault into few classes (CATEGORY_MIN_SHARE of
+    the notes carry it, CATEGORY_MIN_PER_TARGET notes per target). Its targets that CATEGORY_MIN_MEMBERS
+    notes name are categories."""
+    out: dict[str, int] = {}
+    for prop, targets in prop_links.items():
+        name = prop.lower()
+        if name in DESCRIPTIVE_PROPS:
+            continue
+        if name not in CATEGORY_PROPS:
+            carriers = set().union(*targets.values())
+            if len(carriers) < CATEGORY_MIN_SHARE * n_notes or \
+                    len(carriers) < CATEGORY_MIN_PER_TARGET * len(targets):
+                continue
+        for t, srcs in targets.items():
+            if len(srcs) >= CATEGORY_MIN_MEMBERS:
+                out[t] = max(out.get(t, 0), len(srcs))
+    return out
+
+
+def _in_templates(low: str, template_folders: tuple[str, ...], dialect: str) -> bool:
+    """Whether a (lowercased) path is in a templates folder: one named so, the app's own, or Dendron's
+    `templates.*` hierarchy."""
+    parts = low.split("/")
+    return (bool(template_folders) and low.startswith(template_folders)) \
+        or any(p.strip("._") in TEMPLATE_FOLDERS for p in parts[:-1]) \
+        or (dialect == "dendron" and parts[-1].split(".", 1)[0] in TEMPLATE_FOLDERS)
+
+
+def _vault_dialect(conn: sqlite3.Connection) -> tuple[str | None, str]:
+    from ..core.config import detect_dialect
+
+    row = conn.execute("SELECT value FROM meta WHERE key = 'vault'").fetchone()
+    vault = row[0] if row and row[0] and os.path.isdir(row[0]) else None
+    return vault, detect_dialect(vault) if vault else "plain"
+
+
+def entry_points(conn: sqlite3.Connection, include_private: bool = False,
+                 deg: dict[str, tuple[int, int]] | None = None) -> list[dict]:
+    """The declared entry points, best first: [{"path", "score", "kind", "reach"}]; link degree not
+    included (hubs() falls back on it). Within `memo_degrees()` kept for the index state it was read
+    from."""
+    key = None
+    if _degrees_memo is not None:
+        key = ("entry", include_private) + tuple(r[0] for r in conn.execute(
+            "SELECT value FROM meta WHERE key IN ('generation', 'changed_at') ORDER BY key"))
+        if key in _degrees_memo:
+            return _degrees_memo[key]
+    result = _entry_points(conn, include_private, degrees(conn) if deg is None else deg)
+    if key is not None:
+        _degrees_memo[key] = result
+    return result
+
+
+def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str, tuple[int, int]]) -> list[dict]:
+    vault, dialect = _vault_dialect(conn)
+    app = app_settings(vault, dialect)
+    journal_folders = tuple(f.strip("/").lower() + "/" for f in app["journal_folders"])
+    template_folders = tuple(f.strip("/").lower() + "/" for f in app["template_folders"])
+    hier_sep = {"dendron": ".", "logseq": "___"}.get(dialect)
+
+    date_named = _JOURNAL_NAME_RE.search
+    notes: dict[str, tuple] = {}   # path -> (hub, title): every note but journals and templates,
+                                   # and the notes that make up a folder's, hierarchy's or category's reach
+    for path, typ, hub, private, title in conn.execute(
+            "SELECT path, type, hub, private, display_title FROM notes WHERE skipped = 0"):
+        if private and not include_private or typ == "journal":
+            continue
+        name_at = path.rfind("/") + 1
+        if date_named(path, name_at):  # a journal by its name
+            continue
+        low = path.lower()
+        if journal_folders and low.startswith(journal_folders) or \
+                ("templat" in low or template_folders) and _in_templates(low, template_folders, dialect):
+            continue
+        notes[path] = (hub, title)
+
+    folder_size: dict[str, int] = {}   # folder -> notes under it (at any depth)
+    hier_size: dict[str, int] = {}     # folder + hierarchy prefix -> notes below it
+    direct: dict[str, int] = {}        # folder -> notes right in it
+    for path in notes:
+        f = path[:path.rfind("/") + 1]
+        direct[f] = direct.get(f, 0) + 1
+        if hier_sep:
+            segs = path[len(f):-3].split(hier_sep)
+            for i in range(1, len(segs)):
+                h = f + hier_sep.join(segs[:i])
+                hier_size[h] = hier_size.get(h, 0) + 1
+    for f, n in direct.items():  # each folder's notes count for every folder above it
+        parts = f.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            a = "/".join(parts[:i])
+            folder_size[a] = folder_size.get(a, 0) + n
+
+    evidence: dict[str, dict[str, float]] = {}
+    reach: dict[str, int] = {}
+
+    def add(path: str, kind: str, weight: float, r: int = 0) -> None:
+        if path in notes:
+            e = evidence.setdefault(path, {})
+            e[kind] = max(e.get(kind, weight), weight)
+            reach[path] = max(reach.get(path, 0), r)
+
+    # home notes: the vault's root index/home/readme, the app's home page, Dendron's root
+    by_name: dict[str, str] = {}  # the names the app's settings use: titles and page names
+    for path, (hub, title) in notes.items() if app["home"] or app["favorites"] else ():
+        for n in {_norm(title or _stem(path)), _norm(_stem(path).replace("___", "/"))}:
+            by_name.setdefault(n, path)
+    homes = [p for p in notes if "/" not in p and _norm(_stem(p)) in HOME_NAMES
+             or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
+    homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
+    homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
+    for p in homes:
+        add(p, "home", HOME_WEIGHT, deg.get(p, (0, 0))[1])
+    for f in app["favorites"]:
+        p = f if f in notes else by_name.get(_norm(f))
+        if p:
+            add(p, "favorite", FAVORITE_WEIGHT, deg.get(p, (0, 0))[1])
+    for path, (hub, _) in notes.items():
+        if hub:
+            add(path, "authored", AUTHORED_WEIGHT, deg.get(path, (0, 0))[1])
+        # folder notes: named like the folder or README/index inside it, or named like a folder beside it
+        folder, _, name = path.rpartition("/")
+        stem = name[:-3]
+        heads = None
+        low = stem.lower()
+        if folder and (low.lstrip("_") in FOLDER_NOTE_NAMES or low == folder[folder.rfind("/") + 1:].lower()):
+            heads = folder
+        elif path[:-3] in folder_size:
+            heads = path[:-3]
+        if heads is not None and dialect != "logseq":  # Logseq's pages/ and journals/ are the app's storage
+            r = folder_size.get(heads, 0) - (path.startswith(heads + "/"))
+            if r >= MIN_REACH:
+                add(path, "folder note", STRUCTURE_WEIGHT - DEPTH_PENALTY * heads.count("/"), r)
+        if hier_sep and path[:-3] in hier_size:  # a hierarchy node: notes named below it
+            if dialect == "dendron" and stem.split(".", 1)[0] in DENDRON_VALUE_ROOTS:
+                continue
+            r = hier_size[path[:-3]]
+            if r >= MIN_REACH:
+                add(path, "hierarchy root", STRUCTURE_WEIGHT - DEPTH_PENALTY * stem.count(hier_sep), r)
+
+    # categories: targets of category-like properties, named from notes that are no journal or template
+    prop_links: dict[str, dict[str, set[str]]] = {}
+    for prop, src, target in conn.execute(
+            "SELECT prop, src, target FROM links WHERE kind = 'property' AND prop IS NOT NULL "
+            "AND target IS NOT NULL AND src != target"):
+        if src in notes:
+            prop_links.setdefault(prop, {}).setdefault(target, set()).add(src)
+    for t, members in _categories(prop_links, len(notes)).items():
+        add(t, "category", CATEGORY_WEIGHT, members)
+
+    # what the home notes link to, in the order they list it
+    order: dict[str, int] = {}
+    home_set = [p for p in dict.fromkeys(homes) if p in notes]
+    if home_set:
+        for src, target, _line in rows_in(
+                conn, "SELECT src, target, min(line) AS first FROM links WHERE src IN ({in}) AND target IS "
+                      "NOT NULL AND target != src GROUP BY src, target ORDER BY first", home_set):
+            if target not in home_set:
+                add(target, "linked from home", FROM_HOME_WEIGHT, deg.get(target, (0, 0))[1])
+                order.setdefault(target, len(order))
+
     ranked = []
-    for path, hub, private in conn.execute(
-            "SELECT path, hub, private FROM notes WHERE type != 'journal' AND skipped = 0"):
-        d = deg.get(path, (0, 0))
-        if (include_private or not private) and (hub or d[0] + d[1] > 0):
-            ranked.append((-hub, -(d[0] + d[1]), path))
-    ranked.sort()
-    chosen = [p for _, _, p in ranked[:limit]]
+    for path, e in evidence.items():
+        r = reach.get(path, 0)
+        score = sum(e.values()) + REACH_WEIGHT * math.log2(1 + r)
+        kind = max(e, key=lambda k: e[k])
+        ranked.append({"path": path, "score": round(score, 1), "kind": kind, "reach": r,
+                       "_order": order.get(path, len(order))})
+    ranked.sort(key=lambda x: (-x["score"], x["_order"], x["path"]))
+    for x in ranked:
+        del x["_order"]
+    return ranked
+
+
+def _never_hub(conn: sqlite3.Connection, path: str) -> bool:
+    """A person or a template by what the note says of itself (its type, tags, categories, a
+    Logseq `template::` property, placeholders in its text)."""
+    row = conn.execute("SELECT n.id, n.type, n.tags, n.props FROM notes n WHERE n.path = ?", (path,)).fetchone()
+    if row is None:
+        return True
+    nid, typ, tags, props = row
+    if (typ or "").lower() in PERSON_WORDS:
+        return True
+    for t in json.loads(tags or "[]"):
+        if str(t).lower().rsplit("/", 1)[-1] in PERSON_WORDS:
+            return True
+    try:
+        props = json.loads(props or "{}")
+    except ValueError:
+        props = {}
+    if isinstance(props, dict) and any(str(k).lower() == "template" for k in props):
+        return True
+    for prop, target, linkpath in conn.execute(
+            "SELECT prop, target, linkpath FROM links WHERE src = ? AND kind = 'property'", (path,)):
+        if (prop or "").lower() in CATEGORY_PROPS and _norm((target and _stem(target)) or linkpath) in PERSON_WORDS:
+            return True
+    body = conn.execute("SELECT body FROM fts WHERE rowid = ?", (nid,)).fetchone()
+    if body and len(set(_PLACEHOLDER_RE.findall((body[0] or "")[:20_000]))) >= TEMPLATE_MIN_PLACEHOLDERS:
+        return True
+    return False
+
+
+def _tag_like(conn: sqlite3.Connection, path: str) -> bool:
+    """Named mostly as the value of a property that is not category-like (`author:`, `genre:`): a
+    value that describes notes, not a way into them."""
+    body_in = prop_in = 0
+    for kind, prop, n in conn.execute("SELECT kind, prop, count(DISTINCT src) FROM links WHERE target = ? "
+                                      "AND src != ? GROUP BY kind, prop", (path, path)):
+        if kind == "property" and (prop or "").lower() not in CATEGORY_PROPS:
+            prop_in += n
+        else:
+            body_in += n
+    return prop_in > 0 and prop_in >= body_in
+
+
+def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False,
+         shown: set[str] | frozenset[str] = frozenset()) -> list[dict]:
+    """The vault's entry points, best first (entry_points: home notes, pinned notes, authored hubs,
+    categories, folder notes and hierarchy roots, what the home notes list); then, only while fewer
+    than `limit`, notes by link degree (OUT_LINK_WEIGHT, IN_LINK_WEIGHT). Journals, templates and
+    people never; a tag-like target not by its degree; nor a note in `shown` (listed elsewhere, as
+    the brief lists conventions). Each row says its `entry` kind."""
+    deg = degrees(conn)
+    chosen: list[tuple[str, str]] = []
+    for e in entry_points(conn, include_private, deg):
+        if len(chosen) >= limit:
+            break
+        if e["path"] in shown:
+            continue
+        if e["kind"] == "home" or not _never_hub(conn, e["path"]):
+            chosen.append((e["path"], e["kind"]))
+    if len(chosen) < limit:
+        vault, dialect = _vault_dialect(conn)
+        app = app_settings(vault, dialect)
+        jf = tuple(f.strip("/").lower() + "/" for f in app["journal_folders"])
+        tf = tuple(f.strip("/").lower() + "/" for f in app["template_folders"])
+        taken = {p for p, _ in chosen} | set(shown)
+        cand = []
+        for path, typ, private in conn.execute("SELECT path, type, private FROM notes WHERE skipped = 0"):
+            i, o = deg.get(path, (0, 0))
+            if o >= MIN_OUT_LINKS and path not in taken and (include_private or not private) \
+                    and typ != "journal" and not is_date_named(path) and not path.lower().startswith(jf):
+                cand.append((-(OUT_LINK_WEIGHT * o + IN_LINK_WEIGHT * i), path))
+        cand.sort()
+        for _, path in cand:
+            if len(chosen) >= limit:
+                break
+            if not _never_hub(conn, path) and not _tag_like(conn, path) and \
+                    not _in_templates(path.lower(), tf, dialect):
+                chosen.append((path, "links"))
     full: dict[str, dict] = {}
     cols = ("path", "title", "display_title", "type", "summary", "hub", "private", "project")
-    for r in rows_in(conn, f"SELECT {', '.join(cols)} FROM notes WHERE path IN ({{in}})", chosen):
+    for r in rows_in(conn, f"SELECT {', '.join(cols)} FROM notes WHERE path IN ({{in}})", [p for p, _ in chosen]):
         full[r[0]] = dict(zip(cols, r))
     out = []
-    for p in chosen:
+    for p, kind in chosen:
         r = full[p]
         i, o = deg.get(p, (0, 0))
         r["in_degree"], r["out_degree"], r["degree"] = i, o, i + o
+        r["entry"] = kind
         out.append(r)
     return out
 

@@ -17,6 +17,7 @@ from ..index import lifecycle
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
 SUMMARY = 200
+HUB_SUMMARY = 120  # a hub's line says where it leads in a sentence: ten of them stay a small section
 JOURNAL_LINES = 6
 MAX_ITEMS = 120
 
@@ -113,14 +114,15 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
     from ..index import project as P
 
     succ = lifecycle.successor_titles(conn)
-    if hubs is None:
-        hubs = [_item(h) | {"degree": h["degree"], "hub": bool(h["hub"])} for h in G.hubs(conn, cfg.hub_count)]
+    # the brief shows a few dozen at most; a vault with thousands keeps brief.json small
+    conventions = [_item(c | {"type": "convention"}, succ) for c in G.conventions(conn, limit=MAX_ITEMS)]
+    if hubs is None:  # a convention the home note lists is briefed once, with the conventions
+        hubs = [_item(h) | {"degree": h["degree"], "hub": bool(h["hub"])}
+                for h in G.hubs(conn, cfg.hub_count, shown={c["path"] for c in conventions})]
     for h in hubs:  # the hub ranking may be reused from an older brief: successors are always fresh
         h.pop("superseded_by", None)
         if h["path"] in succ:
             h["superseded_by"] = succ[h["path"]]
-    # the brief shows a few dozen at most; a vault with thousands keeps brief.json small
-    conventions = [_item(c | {"type": "convention"}, succ) for c in G.conventions(conn, limit=MAX_ITEMS)]
     catalog = P.catalog(conn)
     projects = {}
     for p in catalog:
@@ -238,14 +240,14 @@ def _omitted(counts: dict[str, int]) -> str:
     return f"\n({n} more items left out to keep this brief short: {parts}; ask memory-query for them.)"
 
 
-def _line(it: dict, extra: str = "") -> str:
+def _line(it: dict, extra: str = "", limit: int = SUMMARY) -> str:
     if it.get("superseded_by"):
         extra += f" [superseded by {escape_vault_text(it['superseded_by'])}]"
     elif (it.get("status") or "") in ("retracted", "superseded"):
         extra += f" [{it['status']}]"
     s = f"- {escape_vault_text(it['title'])}{extra} ({escape_vault_text(it['path'])})"
     if it.get("summary"):
-        s += f": {escape_vault_text(summary(it['summary']))}"
+        s += f": {escape_vault_text(summary(it['summary'], limit))}"
     return s
 
 
@@ -337,7 +339,8 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
         name = proj["name"] if proj else match.tried[0]
         sections.append(("journal", f"Latest journal lines for {_clip(name, 80)}", [f"- {escape_vault_text(l)}" for l in jl]))
     sections.append(("conventions", "Conventions (title: summary)", [_line(c) for c in data.get("conventions", [])]))
-    sections.append(("hubs", "Hub notes", [_line(h) for h in data.get("hubs", []) if h["path"] not in shown]))
+    sections.append(("hubs", "Hub notes", [_line(h, limit=HUB_SUMMARY) for h in data.get("hubs", [])
+                                           if h["path"] not in shown]))
     if not proj and not jl and journal.get("*"):
         sections.append(("journal", "Latest journal lines", [f"- {escape_vault_text(l)}" for l in journal["*"]]))
     # the head and tail always go in, so each of their parts is bounded (see BRIEF_MIN_CHARS)

@@ -37,10 +37,12 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
          f"- {n_links} links ({n_dang} dangling)",
          "- by type: " + ", ".join(f"{t} {c}" for t, c in sorted(counts.items(), key=lambda x: -x[1])), ""]
     hub_rows = G.hubs(conn, k)
-    L += ["## Hub notes", "", "Authored hubs first, then by links in and out (journal excluded).", "",
-          "| note | type | in | out | summary |", "|---|---|---|---|---|"]
+    L += ["## Hub notes", "", "The vault's entry points, best first: home notes, pinned notes, authored hubs, "
+          "categories, folder notes and hierarchy roots, what the home notes list; then by links (journals, "
+          "templates and people never).", "",
+          "| note | type | entry | in | out | summary |", "|---|---|---|---|---|---|"]
     for h in hub_rows:
-        L.append(f"| [[{_cell(h['path'][:-3])}]] | {h['type']}{' (authored hub)' if h['hub'] and h['type'] != 'hub' else ''} | "
+        L.append(f"| [[{_cell(h['path'][:-3])}]] | {h['type']} | {h['entry']} | "
                  f"{h['in_degree']} | {h['out_degree']} | {_cell(h['summary'])} |")
     conv = G.conventions(conn)
     L += ["", "## Conventions", ""]

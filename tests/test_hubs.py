@@ -1,0 +1,168 @@
+"""Hubs are the notes a vault uses to enter itself (index/graph.py, entry_points): home notes, the
+app's favorites, authored hubs, category notes, folder notes and hierarchy roots; link degree last.
+A person, a daily note, a template or a tag-like target is never a hub for being much linked.
+
+Each vault here is written from the apps' documented conventions, small, in a temporary folder."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_plugin.core.config import load_config
+from memory_plugin.index import graph as G
+from memory_plugin.index import store as I
+
+
+def build(root: Path, files: dict[str, str]) -> list[dict]:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    cfg = load_config(vault=root, cache_dir=root.parent / (root.name + "-cache"))
+    I.rebuild(cfg)
+    conn = I.open_index(cfg)
+    try:
+        return G.hubs(conn, cfg.hub_count)
+    finally:
+        conn.close()
+
+
+def paths(rows: list[dict]) -> list[str]:
+    return [r["path"] for r in rows]
+
+
+def test_category_notes_are_hubs_and_people_dates_values_and_templates_are_not(tmp_path):
+    """kepano-style: every note names its category in `categories:`; people, genres and daily notes
+    are linked by many notes and are no way in."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    files = {"Categories/Books.md": "![[Books.base]]\n", "Categories/Movies.md": "![[Movies.base]]\n",
+             "Categories/People.md": "![[People.base]]\n",
+             "Templates/Book Template.md": '---\ncategories:\n  - "[[Books]]"\nauthor: \ngenre: \n---\n{{title}}\n',
+             "References/Ada Writer.md": '---\ncategories:\n  - "[[People]]"\n---\n',
+             "References/Sci-fi.md": "A genre.\n"}
+    for i in range(6):
+        files[f"References/Book {i}.md"] = (f'---\ncategories:\n  - "[[Books]]"\nauthor:\n  - "[[Ada Writer]]"\n'
+                                            f'genre:\n  - "[[Sci-fi]]"\n---\nRead in [[2024-01-0{i + 1}]].\n')
+        files[f"References/Movie {i}.md"] = (f'---\ncategories:\n  - "[[Movies]]"\ngenre:\n  - "[[Sci-fi]]"\n'
+                                             f'cast:\n  - "[[Ada Writer]]"\n---\n')
+        files[f"Daily/2024-01-0{i + 1}.md"] = "".join(f"- [[Book {j}]] [[Movie {j}]] [[Ada Writer]]\n" for j in range(6))
+    hubs = build(v, files)
+    got = paths(hubs)
+    assert got[:2] == ["Categories/Books.md", "Categories/Movies.md"]
+    assert {r["entry"] for r in hubs[:2]} == {"category"}
+    for never in ("References/Ada Writer.md", "References/Sci-fi.md", "Templates/Book Template.md"):
+        assert never not in got
+    assert not [p for p in got if p.startswith("Daily/")]
+
+
+def test_home_first_then_what_it_lists_and_folder_notes_by_depth(tmp_path):
+    """A README at the root opens the vault; the notes it lists come next in its order; a folder's
+    README heads that folder, less so the deeper it sits."""
+    v = tmp_path / "vault"
+    files = {"README.md": "# My wiki\n\n- [[books]]\n- [[tools]]\n",
+             "books.md": "Books I read.\n", "tools.md": "Tools I use.\n",
+             "Areas/_README.md": "The areas.\n",
+             "Areas/Code/Lang/Deep/_README.md": "A corner.\n",
+             "Areas/Code/Lang/Deep/a.md": "a\n", "Areas/Code/Lang/Deep/b.md": "b\n",
+             # much linked, from notes of no consequence: a note by link degree alone
+             "Ada.md": "A person I know.\n"}
+    for i in range(12):
+        files[f"Areas/n{i}.md"] = "[[Ada]] said so.\n"
+    got = paths(build(v, files))
+    assert got[0] == "README.md"
+    assert got.index("books.md") < got.index("tools.md")
+    assert got.index("Areas/_README.md") < got.index("Areas/Code/Lang/Deep/_README.md")
+    assert "Ada.md" not in got  # linked to, linking nowhere: not a way in
+
+
+def test_dendron_hierarchy_roots_are_hubs_and_its_tags_are_not(tmp_path):
+    v = tmp_path / "vault"
+    files = {"dendron.yml": "version: 5\n", "root.md": "---\ntitle: Root\n---\n",
+             "garden.md": "---\ntitle: Garden\n---\n", "tags.md": "---\ntitle: Tags\n---\n",
+             "templates.md": "---\ntitle: Templates\n---\n"}
+    for leaf in ("tomato", "bean", "pea", "kale"):
+        files[f"garden.{leaf}.md"] = f"---\ntitle: {leaf}\n---\nSee [[tags.green]].\n"
+        files[f"templates.{leaf}.md"] = "---\ntitle: t\n---\n{{fm.title}}\n"
+    files.update({"tags.green.md": "---\ntitle: Green\n---\n", "tags.red.md": "---\ntitle: Red\n---\n",
+                  "tags.blue.md": "---\ntitle: Blue\n---\n"})
+    hubs = build(v, files)
+    got = paths(hubs)
+    assert got[:2] == ["root.md", "garden.md"]
+    assert hubs[1]["entry"] == "hierarchy root"
+    assert not [p for p in got if p.startswith(("tags", "templates"))]
+
+
+def test_a_dendron_workspace_vault_in_a_folder_opens_on_its_root(tmp_path):
+    v = tmp_path / "ws"
+    files = {"dendron.yml": "version: 5\nworkspace:\n  vaults:\n    - fsPath: notes\n",
+             "notes/root.md": "---\ntitle: Root\n---\n", "notes/ee.md": "---\ntitle: EE\n---\n",
+             "notes/ee.hw.md": "---\ntitle: HW\n---\n", "notes/ee.zb.md": "---\ntitle: ZB\n---\n"}
+    hubs = build(v, files)
+    assert paths(hubs)[:2] == ["notes/root.md", "notes/ee.md"] and hubs[0]["entry"] == "home"
+
+
+def test_logseq_favorites_are_hubs_and_journals_never(tmp_path):
+    v = tmp_path / "vault"
+    files = {"logseq/config.edn": '{:meta/version 1\n ;; :favorites ["commented out"]\n'
+                                  ' :favorites ["projects" "reading list"]}\n',
+             "pages/Projects.md": "- [[Boat]]\n", "pages/Reading List.md": "- [[Dune]]\n",
+             "pages/Boat.md": "- a boat\n", "pages/Dune.md": "- a book\n"}
+    for d in range(1, 8):  # journals linking everywhere
+        files[f"journals/2024_01_0{d}.md"] = "- [[Boat]] [[Dune]] [[Projects]] [[Reading List]]\n"
+    got = paths(build(v, files))
+    assert got[:2] == ["pages/Projects.md", "pages/Reading List.md"] or \
+        got[:2] == ["pages/Reading List.md", "pages/Projects.md"]
+    assert not [p for p in got if p.startswith("journals/")]
+
+
+def test_obsidian_bookmarks_are_hubs(tmp_path):
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    (v / ".obsidian" / "bookmarks.json").write_text(
+        '{"items": [{"type": "group", "title": "Start", "items": [{"type": "file", "path": "Notes/Start.md"}]}]}')
+    files = {"Notes/Start.md": "Where I begin: [[a]], [[b]].\n", "Notes/a.md": "a\n", "Notes/b.md": "b [[a]]\n"}
+    hubs = build(v, files)
+    assert hubs[0]["path"] == "Notes/Start.md" and hubs[0]["entry"] == "favorite"
+
+
+def test_link_degree_is_the_last_resort_without_tag_like_targets(tmp_path):
+    """A vault that declares nothing: the notes that lead to many notes, not a value many notes name."""
+    v = tmp_path / "vault"
+    files = {"Reading.md": "".join(f"- [[r{i}]]\n" for i in range(5)), "Fantasy.md": "A genre: [[r0]], [[r1]], [[r2]].\n"}
+    for i in range(5):
+        files[f"r{i}.md"] = f'---\ngenre: "[[Fantasy]]"\n---\nSee [[r{(i + 1) % 5}]] and [[Fantasy]].\n'
+    hubs = build(v, files)
+    assert hubs[0]["path"] == "Reading.md" and hubs[0]["entry"] == "links"
+    assert "Fantasy.md" not in paths(hubs)
+
+
+def test_the_brief_lists_hubs_in_their_order_with_a_short_summary():
+    from memory_plugin.outputs import brief
+
+    long = "A way into the vault that says at length what it leads to. " * 6
+    hubs = [{"title": t, "path": f"{t}.md", "type": "note", "status": None, "summary": long}
+            for t in ("Home", "Books", "Projects")]
+    data = {"vault": "/v", "notes": 3, "built_at": 1.0, "changed_at": 1.0, "conventions": [], "hubs": hubs,
+            "journal": {}, "projects": {}}
+    text = brief.compose(data, brief_chars=6000, now=2.0)
+    lines = [l for l in text.split("## Hub notes\n", 1)[1].split("\n") if l.startswith("- ")]
+    assert [l.split(" (", 1)[0] for l in lines] == ["- Home", "- Books", "- Projects"]
+    for l in lines:
+        assert len(l.split("): ", 1)[1]) <= brief.HUB_SUMMARY
+
+
+def test_a_convention_the_home_note_lists_is_briefed_once(tmp_path):
+    from memory_plugin.outputs import brief
+
+    v = tmp_path / "vault"
+    build(v, {"README.md": "Start: [[books]], [[style]].\n", "books.md": "Books.\n",
+              "style.md": "---\ntype: convention\nsummary: Tabs.\n---\n"})
+    cfg = load_config(vault=v, cache_dir=tmp_path / "vault-cache")
+    conn = I.open_index(cfg)
+    try:
+        assert "style.md" in paths(G.hubs(conn, 10))
+        data = brief.collect(cfg, conn)
+    finally:
+        conn.close()
+    assert [c["path"] for c in data["conventions"]] == ["style.md"]
+    assert [h["path"] for h in data["hubs"]] == ["README.md", "books.md"]
