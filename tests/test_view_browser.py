@@ -260,3 +260,184 @@ def test_search_draws_a_note_that_was_not_shown(browser, tmp_path):
     assert page.inner_text("#panel-title") == n["t"][i]
     assert errors == []
     page.close()
+
+
+# ---------------------------------------------------------------- a 1,000-note vault: entry points
+
+DENDRON = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "dendron" / "vault"
+# Label ink: text is drawn in --fg (#1f2328, luminance ~35) on a halo of the background; edges,
+# discs and the muted "+N" count are all lighter than this, so ink this dark is label text.
+INK = 90
+
+
+@pytest.fixture(scope="module", params=["dendron", "generated"])
+def big(request, tmp_path_factory):
+    """A 1,000-note vault (a copy of Dendron's own docs vault, and a generated one) indexed, its
+    graph.html and the entry points the brief lists."""
+    from conftest import gen_vault
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.graph import hubs
+    from memory_plugin.index.store import open_index
+    from memory_plugin.outputs.pipeline import rebuild
+
+    root = tmp_path_factory.mktemp(f"big-{request.param}")
+    vault = root / "vault"
+    if request.param == "dendron":
+        if not DENDRON.is_dir():
+            pytest.skip("../shared/eval/dendron is not here")
+        shutil.copytree(DENDRON, vault, symlinks=True)
+    else:
+        gen_vault(vault, 1000)
+    empty = root / "config.yaml"
+    empty.write_text("", encoding="utf-8")
+    cfg = load_config(vault=vault, cache_dir=root / "cache", config_file=empty)
+    rebuild(cfg)
+    conn = open_index(cfg)
+    entry = [h["path"] for h in hubs(conn, cfg.hub_count)]
+    notes = conn.execute("SELECT count(*) FROM notes WHERE private = 0").fetchone()[0]
+    conn.close()
+    assert notes >= 900 and entry
+    return {"page": cfg.path("graph.html"), "entry": entry, "name": request.param}
+
+
+@pytest.fixture
+def opened(browser, big):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(big["page"].as_uri())
+    ld = Loaded(page, errors, [])
+    ld.wait("window.__graph !== undefined")
+    ld.js("__graph.settle()")
+    page.mouse.move(0, 0)  # no hover highlight
+    page.wait_for_timeout(200)
+    yield ld
+    assert errors == []
+    page.close()
+
+
+def _ink(browser, png: bytes, boxes: list[dict], area: dict, skip: list[dict]) -> dict:
+    """Count label-dark pixels of a screenshot, decoded by the browser itself in a blank page: in
+    each box, and in `area` outside every box (and outside the controls in `skip`)."""
+    import base64
+
+    page = browser.new_page()
+    try:
+        return page.evaluate("""async ([b64, boxes, area, skip, ink]) => {
+            const blob = await (await fetch("data:image/png;base64," + b64)).blob();
+            const img = await createImageBitmap(blob);
+            const c = new OffscreenCanvas(img.width, img.height), g = c.getContext("2d");
+            g.drawImage(img, 0, 0);
+            const px = g.getImageData(0, 0, img.width, img.height).data;
+            const dark = (x, y) => { const o = 4 * (y * img.width + x);
+                return 0.299 * px[o] + 0.587 * px[o + 1] + 0.114 * px[o + 2] < ink; };
+            const inBox = boxes.map(() => 0);
+            let outside = 0, total = 0;
+            for (let y = Math.ceil(area.y); y < Math.floor(area.y + area.height); y++)
+                for (let x = Math.ceil(area.x); x < Math.floor(area.x + area.width); x++) {
+                    if (!dark(x, y) || skip.some((b) => x >= b.x && x < b.x + b.width && y >= b.y && y < b.y + b.height)) continue;
+                    total++;
+                    let hit = false;
+                    boxes.forEach((b, k) => { if (x >= b.x0 - 1 && x < b.x1 + 1 && y >= b.y0 - 1 && y < b.y1 + 1) { inBox[k]++; hit = true; } });
+                    if (!hit) outside++;
+                }
+            return {inBox, outside, total};
+        }""", [base64.b64encode(png).decode(), boxes, area, skip, INK])
+    finally:
+        page.close()
+
+
+@pytest.mark.slow
+def test_big_vault_opens_on_its_entry_points_with_labels_that_do_not_overlap(opened, big, browser, tmp_path):
+    """The first view of a 1,000-note vault: its entry points (index/graph.py hubs(), as the brief
+    lists them), every one labelled, no label over another label or over another node, each label's
+    text actually on screen where the page says it is (read back from the screenshot's pixels).
+
+    The measure: each label's box is the text the browser measured for the canvas (measureText
+    advance width, the font's ascent + descent) where the page drew it, in page pixels. The
+    screenshot checks that box: every box holds label-dark ink, and almost no such ink lies outside
+    the boxes (so no label was drawn that the page did not report)."""
+    ld = opened
+    drawn = ld.js("__graph.drawnIds()")
+    assert sorted(drawn) == sorted(big["entry"]), "the first view is the entry points"
+    assert ld.js("__graph.mode()") == "entry"
+    labels = ld.js("__graph.labels()")
+    data = _data(ld)
+    n = data["nodes"]
+    title = {n["id"][i]: n["t"][i] for i in range(len(n["id"]))}
+    assert sorted(lb["id"] for lb in labels) == sorted(drawn), "every node of the first view is labelled"
+    for lb in labels:
+        assert lb["text"].startswith(title[lb["id"]][:39])
+        assert lb["y1"] - lb["y0"] >= 12, "a readable size"
+    canvas = ld.page.locator("#canvas").bounding_box()
+    for lb in labels:
+        assert canvas["x"] <= lb["x0"] and lb["x1"] <= canvas["x"] + canvas["width"], lb
+        assert canvas["y"] <= lb["y0"] and lb["y1"] <= canvas["y"] + canvas["height"], lb
+    for a in range(len(labels)):
+        for b in range(a + 1, len(labels)):
+            p, q = labels[a], labels[b]
+            assert p["x1"] <= q["x0"] or q["x1"] <= p["x0"] or p["y1"] <= q["y0"] or q["y1"] <= p["y0"], (p, q)
+    discs = ld.js("__graph.discs()")
+    for lb in labels:
+        for d in discs:
+            if d["id"] == lb["id"]:
+                continue
+            nx, ny = min(max(d["x"], lb["x0"]), lb["x1"]), min(max(d["y"], lb["y0"]), lb["y1"])
+            assert (nx - d["x"]) ** 2 + (ny - d["y"]) ** 2 >= d["r"] ** 2, f"{lb['text']!r} covers {d['id']}"
+    shot = Path(os.environ.get("GRAPH_ENTRY_SCREENSHOT") or tmp_path / "entry.png")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    png = ld.page.screenshot(path=str(shot))
+    controls = [b for b in (ld.page.locator(s).bounding_box() for s in ("#zoom", "#note")) if b]
+    ink = _ink(browser, png, labels, canvas, controls)
+    assert ink["total"] > 0, "no label text on screen"
+    assert all(c >= 15 for c in ink["inBox"]), list(zip([lb["text"] for lb in labels], ink["inBox"]))
+    assert ink["outside"] <= 0.01 * ink["total"], ink
+
+
+def _neighbours(data: dict, i: int) -> set[int]:
+    e = data["edges"]
+    out = set()
+    for j in range(0, len(e), 3):
+        if e[j] == i:
+            out.add(e[j + 1])
+        elif e[j + 1] == i:
+            out.add(e[j])
+    return out - {i}
+
+
+@pytest.mark.slow
+def test_a_click_adds_the_neighbours_and_the_whole_graph_is_a_button_away(opened, big):
+    ld = opened
+    data = _data(ld)
+    n = data["nodes"]
+    pos = {p: i for i, p in enumerate(n["id"])}
+    before = set(ld.js("__graph.drawnIds()"))
+    # the best-linked entry point: more neighbours than one click adds
+    first = big["entry"][0]
+    nb = {n["id"][t] for t in _neighbours(data, pos[first]) if n["k"][t] != 1}  # tags are off
+    hidden = nb - before
+    assert hidden
+    at = ld.js(f"__graph.screenPos({json.dumps(first)})")
+    ld.page.mouse.click(at["x"], at["y"])
+    after = set(ld.js("__graph.drawnIds()"))
+    added = after - before
+    assert before <= after and added, "a click adds the note's neighbours"
+    assert added <= hidden, added - hidden
+    assert len(added) == min(len(hidden), 40)
+    assert ld.js("__graph.selected()") == first
+    ld.js("__graph.settle()")
+    assert {lb["id"] for lb in ld.js("__graph.labels()")} & added, "the added notes are labelled"
+    # a search adds one note
+    drawn = set(ld.js("__graph.drawnIds()"))
+    titles = [t.lower() for t in n["t"]]
+    k = next(i for i in range(data["meta"]["notes"]) if n["id"][i] not in drawn and titles.count(titles[i]) == 1)
+    ld.page.fill("#search", n["t"][k])
+    ld.page.press("#search", "Enter")
+    assert set(ld.js("__graph.drawnIds()")) == drawn | {n["id"][k]}
+    # the whole graph, and back
+    ld.page.click("#mode")
+    assert ld.js("__graph.mode()") == "whole"
+    assert ld.js("__graph.drawnCount()") > 10 * len(big["entry"])
+    ld.page.click("#mode")
+    assert sorted(ld.js("__graph.drawnIds()")) == sorted(big["entry"])

@@ -7,6 +7,11 @@ at run time, so it opens from file:// anywhere. The data is read straight from t
 Privacy: private notes are left out entirely. Links from them are never read, links to them are
 dropped, and tags, unresolved targets and attachments that only private notes use never appear.
 Excluded folders are never indexed, so they cannot appear either.
+
+A vault of more than LABEL_ALL_MAX notes opens on its entry points: the hubs the brief lists
+(index/graph.py hubs(), which never returns a private note), every one labelled; the reader grows
+the view from there (a click adds a note's neighbours, search adds any note) or switches to the
+whole graph.
 """
 from __future__ import annotations
 
@@ -32,6 +37,9 @@ NOTE, TAG, UNRESOLVED, ATTACHMENT = 0, 1, 2, 3
 HUB, SUPERSEDED, RETRACTED = 1, 2, 4
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]*+)([^\[\]\n]*+)\]\]")  # linear: no rescans, no backtracking
 SCRUB_DEPTH = 8  # property values nested deeper are shown as "…"
+# Up to this many nodes drawn, every node is labelled and the layout keeps labels apart; a vault of
+# more notes opens on its entry points instead of the whole graph (whose labels could not all fit).
+LABEL_ALL_MAX = 120
 _SPAN = 1 << 32  # node numbers are below this (an edge packs two of them and its type in one int)
 _TYPES = 1 << 16  # edge types are below this (build_data unpacks with shifts by 16 and 48)
 
@@ -82,7 +90,7 @@ class _Table:
 
 def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
     """Everything the page needs, as compact columns; private notes absent."""
-    from ..index.graph import edge_type, unresolved_id
+    from ..index.graph import edge_type, hubs, unresolved_id
 
     types, folders, projects, statuses, etypes = _Table(), _Table(), _Table(), _Table(), _Table()
     for t in ("hub", "convention", "decision", "pitfall", "pattern", "learning", "concept", "journal"):
@@ -205,12 +213,14 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                  "tags": sum(1 for k in cols["k"] if k == TAG),
                  "unresolved": sum(1 for k in cols["k"] if k == UNRESOLVED),
                  "attachments": sum(1 for k in cols["k"] if k == ATTACHMENT),
-                 "max_nodes": cfg.html_max_nodes, "updated": _updated(conn)},
+                 "max_nodes": cfg.html_max_nodes, "label_all": LABEL_ALL_MAX, "updated": _updated(conn)},
         "types": types.items, "folders": folders.items, "projects": projects.items,
         "statuses": statuses.items, "etypes": etypes.items,
         "nodes": cols, "edges": flat, "props": props,
         "initial": initial_subset(cols, flat, n_notes, cfg.html_max_nodes, cfg.hub_count,
                                   journal=types.pos.get("journal")),
+        # the entry points, in the brief's order (private notes are never among them, nor in `index`)
+        "entry": [index[h["path"]] for h in hubs(conn, cfg.hub_count) if h["path"] in index],
     }
 
 
