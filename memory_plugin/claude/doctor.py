@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from ..core.config import Config
+from ..core.textutil import plural
 
 
 SESSION_END_MS = 1000  # doctor's budget for one SessionEnd (Claude Code allows 1,500 ms for all of them)
@@ -18,6 +19,11 @@ TIMING_RUNS = 3  # SessionEnd is timed up to this many times; the fastest run is
 
 def _check(ok: bool, what: str, fix: str = "") -> dict:
     return {"ok": ok, "check": what, "fix": "" if ok else fix}
+
+
+def _warn(what: str, fix: str) -> dict:
+    """Not a fault (doctor still exits 0), but likely a mistake: shown as WARN, with its fix."""
+    return {"ok": True, "warn": True, "check": what, "fix": fix}
 
 
 def plugin_command(settings: dict) -> str | None:
@@ -82,7 +88,7 @@ def cache_checks(cfg: Config) -> list[dict]:
     stale = stale_generations(cfg)
     if stale:
         mb = sum(f.stat().st_size for f in stale if f.exists()) / 1e6
-        out.append(_check(False, f"{len(stale)} index file(s) ({mb:.1f} MB) left by an interrupted rebuild",
+        out.append(_check(False, f"{plural(len(stale), 'index file')} ({mb:.1f} MB) left by an interrupted rebuild",
                           "run `memory-plugin rebuild` (it removes them)"))
     need = (p.stat().st_size if p.exists() else 0) * 2 + (16 << 20)
     free = free_bytes(cfg)
@@ -164,10 +170,14 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
         return out
     try:
         cfg.require_vault()
-        out.append(_check(True, f"vault {cfg.vault} is readable"))
     except Exception as e:  # noqa: BLE001
         out.append(_check(False, str(e), "fix the path with `memory-plugin install --vault PATH`"))
         return out
+    from .install import no_notes
+
+    empty = no_notes(cfg)
+    out.append(_warn(f"{empty} (the vault is readable)", "give the folder of your notes: "
+                     "`memory-plugin install --vault PATH`") if empty else _check(True, f"vault {cfg.vault} is readable"))
     # index
     from ..core.errors import CacheFull
     from ..index.store import IndexMissing, get_meta, index_lock, open_index
@@ -184,7 +194,7 @@ def run(cfg: Config, settings_path: Path | None = None) -> list[dict]:
         age_h = (time.time() - changed) / 3600
         future = age_h < -CLOCK_SLACK / 3600  # stamped in the future: the clock moved, its age is unknown
         out.append(_check(not future and age_h <= cfg.stale_after_hours,
-                          f"index holds {n} notes, synced "
+                          f"index holds {plural(n, 'note')}, synced "
                           + ("at an unknown time (its stamp lies in the future)" if future else f"{age_h:.1f} h ago"),
                           "run `memory-plugin sync` (SessionStart also starts one)"))
     except IndexMissing as e:

@@ -22,6 +22,7 @@ from . import jsonedit
 from .hooks import HOOKS, Hook
 from ..core.errors import SettingsFileError
 from ..core.fsutil import atomic_write
+from ..core.textutil import plural
 
 PLUGIN_COMMAND = "${CLAUDE_PLUGIN_ROOT}/hooks/run"  # the plugin route's hooks/hooks.json runs this
 SKILLS = ("memory-query", "memory-write", "memory-reorganize")
@@ -467,6 +468,19 @@ def uninstall(settings_path: Path | None = None, dry_run: bool = False) -> list[
 INSTALL_INLINE_MAX_NOTES = 20000  # install waits for the build up to here (about 5 s on 2 cores), else detaches
 
 
+def no_notes(cfg) -> str | None:
+    """One line when the vault holds no note (no .md file outside dot-folders and `exclude`, by
+    coldstart's bounded walk): its path may be wrong. None when it holds some, or when the walk
+    stopped before the end (a large folder: notes may lie further on)."""
+    from . import coldstart
+
+    seen = coldstart.survey(cfg)
+    if seen["notes"] or not seen["complete"]:
+        return None
+    return (f"vault {cfg.vault} holds no notes (no .md file outside dot-folders and `exclude`): "
+            "the path may be wrong")
+
+
 def build(cfg, progress=None) -> str:
     """Build the vault's index for the first session (a sync when there is one already): in this
     process up to INSTALL_INLINE_MAX_NOTES notes, else in a detached worker. Returns what it did."""
@@ -488,7 +502,7 @@ def build(cfg, progress=None) -> str:
             stats = pipeline.rebuild(cfg, progress=progress, lock_timeout=5)
         except Busy:
             return f"{cfg.vault}: a build is already under way"
-        return (f"{cfg.vault}: index built ({stats['notes']} notes in {stats['seconds']} s); the first session's "
+        return (f"{cfg.vault}: index built ({plural(stats['notes'], 'note')} in {stats['seconds']} s); the first session's "
                 "brief is ready")
     hooks.start_worker(cfg, "rebuild")
     return (f"{cfg.vault}: a large vault ({seen['notes']}{'' if seen['complete'] else '+'} notes): its index is being "

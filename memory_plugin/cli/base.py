@@ -65,6 +65,19 @@ def _open(c: Ctx):
     return open_index(c.cfg)
 
 
+def no_notes(cfg) -> str:
+    """The line for an index of no notes: the vault's path may be wrong."""
+    return (f"{cfg.vault} holds no notes (no .md file outside dot-folders and `exclude`): is it the "
+            "folder of your notes? (--vault, $MEMORY_PLUGIN_VAULT or `vault:` in the config)")
+
+
+def _none_because(c: Ctx, conn, why: str) -> str:
+    """An empty listing's line: `why`, or, when the index holds no notes at all, that the path may be wrong."""
+    if conn.execute("SELECT 1 FROM notes LIMIT 1").fetchone() is None:
+        return no_notes(c.cfg)
+    return why
+
+
 def _age(ts: float | None) -> str:
     if not ts:
         return "never"

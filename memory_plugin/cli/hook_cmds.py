@@ -50,8 +50,9 @@ def register(cli: click.Group) -> None:
                   help="Only the Bash(memory-plugin:*) rule (and --vault): for the plugin route, whose hooks and "
                        "skills come with the plugin.")
     @click.option("--no-build", is_flag=True, help="Do not build the index now (the first session builds it).")
+    @click.option("--force", is_flag=True, help="Record a --vault that holds no notes yet (a new vault).")
     @click.pass_obj
-    def install(c, vault, settings, dry_run, no_permissions, permissions_only, no_build):
+    def install(c, vault, settings, dry_run, no_permissions, permissions_only, no_build, force):
         import sys
 
         from ..claude import install as I
@@ -59,11 +60,19 @@ def register(cli: click.Group) -> None:
 
         if no_permissions and permissions_only:
             raise HookUsageError("--no-permissions and --permissions-only contradict each other: give one")
+        cfg = load_config(vault=vault or c.args[0], cache_dir=c.args[1], config_file=c.args[2])
+        # A vault that holds no notes is most often a wrong path (a parent folder, a typo that exists):
+        # a --vault given now is refused before anything is written, unless --force says it is a new vault.
+        empty = I.no_notes(cfg) if cfg.vault is not None and cfg.vault.is_dir() else None
+        if empty and vault is not None and not force:
+            raise HookUsageError(f"{empty}; nothing was changed (give the folder of your notes, or --force "
+                                 "to use this one as a new vault)")
         for m in I.install(settings, vault, dry_run, permissions=not no_permissions, hooks=not permissions_only):
             click.echo(m)
+        if empty:
+            click.echo(f"warning: {empty}", err=True)
         if dry_run or no_build:
             return
-        cfg = load_config(vault=vault or c.args[0], cache_dir=c.args[1], config_file=c.args[2])
         if cfg.vault is None:
             click.echo("no vault configured yet: `memory-plugin install --vault PATH` records one and builds its index")
             return
@@ -104,7 +113,7 @@ def register(cli: click.Group) -> None:
             echo_json(checks)
         else:
             for ch in checks:
-                click.echo(f"{'ok ' if ch['ok'] else 'BAD'} {ch['check']}")
+                click.echo(f"{'BAD' if not ch['ok'] else 'WARN' if ch.get('warn') else 'ok '} {ch['check']}")
                 if ch["fix"]:
                     click.echo(f"    fix: {ch['fix']}")
         if not all(ch["ok"] for ch in checks):

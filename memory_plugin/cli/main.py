@@ -8,9 +8,10 @@ import sys
 import click
 
 from ..core.errors import MemoryPluginError, report
+from ..core.textutil import plural
 
 
-from .base import Ctx, _age, _open, cli, echo_json, json_opt, pass_ctx
+from .base import Ctx, _age, _none_because, _open, cli, echo_json, json_opt, no_notes, pass_ctx
 
 
 @cli.command()
@@ -33,10 +34,15 @@ def rebuild(c: Ctx, as_json):
     if as_json:
         echo_json(stats)
     else:
-        click.echo(f"rebuilt {cfg.vault}: {stats['notes']} notes, {stats['attachments']} attachments, "
-                   f"{stats['links']} links, {stats['warnings']} warnings in {stats['seconds']} s")
+        click.echo(f"rebuilt {cfg.vault}: {plural(stats['notes'], 'note')}, "
+                   f"{plural(stats['attachments'], 'attachment')}, {plural(stats['links'], 'link')}, "
+                   f"{plural(stats['warnings'], 'warning')} in {stats['seconds']} s")
         if describe(stats["embedding"]):
             click.echo(describe(stats["embedding"]))
+        if not stats["notes"]:
+            click.echo(no_notes(cfg), err=True)
+    if not as_json:
+        lexical_hint(cfg, stats["embedding"], err)
     if err:
         raise err
 
@@ -55,13 +61,15 @@ def sync(c: Ctx, as_json):
     if as_json:
         echo_json(stats)
     elif stats.get("rebuilt"):
-        click.echo(f"no usable index: rebuilt ({stats['notes']} notes)")
+        click.echo(f"no usable index: rebuilt ({plural(stats['notes'], 'note')})")
     else:
         click.echo("synced: " + ", ".join(f"{stats[k]} {k}" for k in
                                           ("new", "modified", "deleted", "renamed", "unchanged"))
                    + (f"; graph outputs {stats['outputs']['graph']}" if "outputs" in stats else ""))
     if not as_json and describe(stats["embedding"]):
         click.echo(describe(stats["embedding"]))
+    if not as_json:
+        lexical_hint(c.cfg, stats["embedding"], err)
     if err:
         raise err
 
@@ -128,12 +136,13 @@ def status(c: Ctx, as_json):
         click.echo(f"index      none: {info['problem']}")
         click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}")
         return
-    click.echo(f"index      {info['notes']} notes, {info['links']} links ({info['dangling']} dangling), "
-               f"{info['tags']} tags, {info['warnings']} warnings")
+    click.echo(f"index      {plural(info['notes'], 'note')}, {plural(info['links'], 'link')} "
+               f"({info['dangling']} dangling), {plural(info['tags'], 'tag')}, {plural(info['warnings'], 'warning')}"
+               + ("" if info["notes"] else f": {no_notes(cfg)}"))
     click.echo(f"rebuilt    {_age(info['built_at'])}; synced {_age(info['synced_at'])}")
     v = info["vectors"]
     click.echo(f"search     {info['search_mode']}: {info['search_mode_detail']}"
-               + (f"; {v['embedded_notes']}/{v['embeddable_notes']} notes embedded"
+               + (f"; {v['embedded_notes']}/{plural(v['embeddable_notes'], 'note')} embedded"
                   if info["search_mode"] == "semantic" else ""))
     out = info["outputs"]
     if out.get("written_at"):
@@ -160,8 +169,14 @@ def hubs(c: Ctx, limit, as_json):
     rows = G.hubs(conn, limit or c.cfg.hub_count)
     if as_json:
         return echo_json(rows)
+    if not rows:
+        cfg = c.cfg
+        click.echo(_none_because(c, conn, "no hubs: no note is an authored hub (a `type` in hub_types "
+                                 f"{_names(cfg.hub_types)}, a tag in hub_tags {_names(cfg.hub_tags)}, a folder "
+                                 "in hub_folders or a name matching hub_title_patterns) and no note links "
+                                 "to or from another; see docs/configuration.md"))
     for r in rows:
-        mark = "hub" if r["hub"] else f"{r['degree']} links"
+        mark = "hub" if r["hub"] else plural(r["degree"], "link")
         click.echo(f"{r['display_title']}  ({r['path']}, {mark})")
         if r["summary"]:
             click.echo(f"    {r['summary']}")
@@ -174,9 +189,15 @@ def conventions(c: Ctx, as_json):
     """Convention notes with their summaries."""
     from ..index import graph as G
 
-    rows = G.conventions(_open(c))
+    conn = _open(c)
+    rows = G.conventions(conn)
     if as_json:
         return echo_json(rows)
+    if not rows:
+        prefix = c.cfg.convention_tag_prefix
+        click.echo(_none_because(c, conn, f"no conventions: no note is tagged {prefix} (or {prefix}/<area>) "
+                                 "or typed convention (`type: convention`); see convention_tag_prefix in "
+                                 "docs/configuration.md"))
     for r in rows:
         click.echo(f"{r['display_title']}  ({r['path']})")
         click.echo(f"    {r['summary'] or '(no summary)'}")
@@ -263,7 +284,7 @@ def backlinks(c: Ctx, note, as_json):
     rows = G.backlinks(conn, path)
     if as_json:
         return echo_json({"note": path, "backlinks": rows})
-    click.echo(f"{len(rows)} links to {path}")
+    click.echo(f"{plural(len(rows), 'link')} to {path}")
     for r in rows:
         click.echo(f"  {r['src']}  ({r['type']}, line {r['line']})")
 
@@ -298,12 +319,15 @@ def orphans(c: Ctx, as_json):
     """Notes with no links in or out."""
     from ..index import graph as G
 
-    rows = G.orphans(_open(c))
+    conn = _open(c)
+    rows = G.orphans(conn)
     if as_json:
         return echo_json(rows)
     for r in rows:
         click.echo(r["path"])
-    click.echo(f"{len(rows)} orphans", err=True)
+    click.echo(plural(len(rows), "orphan") if rows else
+               _none_because(c, conn, "no orphans: every note links to another note or is linked from one"),
+               err=True)
 
 
 @cli.command()
@@ -313,12 +337,31 @@ def dangling(c: Ctx, as_json):
     """Link targets with no file, most linked first."""
     from ..index import graph as G
 
-    rows = G.dangling(_open(c))
+    conn = _open(c)
+    rows = G.dangling(conn)
     if as_json:
         return echo_json(rows)
+    if not rows:
+        click.echo(_none_because(c, conn, "no dangling links: every link leads to a note or file of the vault"))
     for r in rows:
         click.echo(f"{r['count']:>4}  {r['target']}  (from {', '.join(r['from_notes'][:3])}"
                    f"{' …' if len(r['from_notes']) > 3 else ''})")
+
+
+def _names(values) -> str:
+    return "(" + ", ".join(map(str, values)) + ")" if values else "(none)"
+
+
+def lexical_hint(cfg, embedding: dict | None, err) -> None:
+    """After rebuild/sync: when semantic search is installed but its model is not there (and nobody
+    asked for that model by name, which is an error instead), one line saying how to get it."""
+    if embedding is not None or err is not None:
+        return
+    from ..semantic import vectors as semantic
+
+    m, why = semantic.mode(cfg)
+    if m == "lexical" and semantic.model_missing(cfg):
+        click.echo(f"search is lexical: {why}", err=True)
 
 
 def _register_commands() -> None:
@@ -333,6 +376,9 @@ def run(argv: list[str]) -> int:
     _register_commands()
     try:
         cli.main(args=argv, prog_name="memory-plugin", standalone_mode=False)
+    except getattr(click.exceptions, "NoArgsIsHelpError", ()) as e:  # a group alone: its help (click < 8.2 too)
+        click.echo(e.ctx.get_help())
+        return 0
     except MemoryPluginError as e:
         return report(e, click.echo)
     except click.exceptions.Abort:

@@ -5,7 +5,8 @@ import sys
 
 import click
 
-from .base import Ctx, _open, echo_json
+from .base import Ctx, _none_because, _open, echo_json
+from ..core.textutil import plural
 
 json_opt = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 dry_opt = click.option("--dry-run", is_flag=True, help="Show the change; write nothing.")
@@ -59,6 +60,24 @@ def _memory_project(c: Ctx, type_: str, project: str | None, no_project: bool) -
     return name, f"{name} (from {m.via}; --no-project for none)"
 
 
+def _no_hits(c: Ctx, conn, text: str, type_: str | None) -> str:
+    """Why `search` found nothing: an index of no notes, no note of that type, or no note with the
+    phrase(s) and words asked for (private notes are never searched)."""
+    from ..core import textutil as T
+
+    quoted, rest = T.phrases(text)
+    rest = [w for w in rest if w not in T.STOPWORDS] or rest
+    parts = [f'the phrase "{T.one_line(q).strip()}"' for q in quoted]
+    if rest and not quoted:  # with a phrase, the other words were tried, then left out
+        words = ", ".join(dict.fromkeys(rest))
+        parts.append(f"the word {words}" if len(set(rest)) == 1 else f"any of the words {words}")
+    type_ = type_ and type_.strip().lower()  # as search checked it
+    why = f"no note{' of type ' + type_ if type_ else ''} contains {' and '.join(parts)}"
+    if type_ and conn.execute("SELECT 1 FROM notes WHERE type = ? AND private = 0 LIMIT 1", (type_,)).fetchone() is None:
+        why = f"no note has type {type_}"
+    return _none_because(c, conn, why)
+
+
 def query_option(o):
     """The click option of one of lean.QUERY_OPTIONS."""
     if o.kind == "flag":
@@ -88,11 +107,12 @@ def register(cli: click.Group) -> None:
         """Full-text search (FTS5 BM25) with snippets."""
         from ..search import query as Q
 
-        hits = Q.search(_open(c), text, type_, limit)
+        conn = _open(c)
+        hits = Q.search(conn, text, type_, limit)
         if as_json:
             return echo_json({"query": text, "hits": hits})
         if not hits:
-            click.echo(f"no notes contain {text!r}")
+            click.echo(_no_hits(c, conn, text, type_))
         for h in hits:
             click.echo(f"{h['title']}  ({h['path']}, {h['type']}{', ' + h['status'] if h['status'] else ''})")
             if h["snippet"]:
@@ -243,7 +263,7 @@ def register(cli: click.Group) -> None:
             return echo_json(res)
         mode = (f"semantic on, {res['embedded']}" if res["mode"] == "semantic" else
                 "semantic off: " + (res["notice"] or "no semantic layer; hybrid = lexical"))
-        click.echo(f"{len(qs)} questions over {cfg.vault} ({mode})\n")
+        click.echo(f"{plural(len(qs), 'question')} over {cfg.vault} ({mode})\n")
         click.echo(E.markdown(res["summary"]), nl=False)
         if verbose:
             for line in E.failures(res):
@@ -258,7 +278,7 @@ def _eval_prompts(cfg, prompts: list[dict], verbose: bool, as_json: bool) -> Non
     results = {mode: PE.run(cfg, prompts, mode=mode) for mode in PE.modes(cfg)}
     if as_json:
         return echo_json({m: r["summary"] for m, r in results.items()})
-    click.echo(f"{len(prompts)} prompts over {cfg.vault}\n")
+    click.echo(f"{plural(len(prompts), 'prompt')} over {cfg.vault}\n")
     click.echo(PE.markdown({m: r["summary"] for m, r in results.items()}), nl=False)
     if verbose:
         by_id = {q["id"]: q for q in prompts}

@@ -22,7 +22,9 @@ def describe(stats: dict | None) -> str | None:
         return None
     if stats.get("busy"):
         return "embedding: another process is embedding this vault; it finishes the rest"
-    return (f"embedded {stats['notes']} notes ({stats['embedded']} chunks embedded, "
+    from ..core.textutil import plural
+
+    return (f"embedded {plural(stats['notes'], 'note')} ({plural(stats['embedded'], 'chunk')} embedded, "
             f"{stats['reused']} reused)")
 
 
@@ -56,10 +58,13 @@ def register(cli) -> None:
             bar["bar"].update(done - bar["done"])
             bar["done"] = done
 
+        where = models.locate(name)[1]
         path = models.download(name, force=force, progress=progress)
         if bar["bar"] is not None:
             bar["bar"].render_finish()
-        click.echo(f"model {name} is in {path}")
+        click.echo(f"model {name} is in {path}" + (
+            f" (from the installed {models.PACKAGE_INSTALL.rsplit(' ', 1)[-1]} package; nothing downloaded)"
+            if where == "package" and not force else ""))
 
     @model.command("status")
     @click.pass_obj

@@ -46,6 +46,23 @@ _BREAKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "ly", "s")
 
 
+def plural(n: int, word: str, many: str | None = None, sep: str = "") -> str:
+    """`n word`, the word in the plural unless n is 1: plural(1, "note") "1 note", plural(3, "match")
+    "3 matches", plural(2, "entry") "2 entries"; `many` for any other plural. `sep` groups the
+    thousands of n (plural(1500, "note", sep=",") "1,500 notes")."""
+    if n == 1:
+        form = word
+    elif many is not None:
+        form = many
+    elif word.endswith(("s", "x", "z", "ch", "sh")):
+        form = word + "es"
+    elif word.endswith("y") and word[-2:-1] not in ("a", "e", "i", "o", "u", ""):
+        form = word[:-1] + "ies"
+    else:
+        form = word + "s"
+    return f"{n:{sep}} {form}" if sep else f"{n} {form}"
+
+
 def fold(s: str) -> str:
     return unicodedata.normalize("NFC", s).casefold()
 
@@ -82,6 +99,30 @@ def fts_or(ws: list[str]) -> str:
 
 def fts_and(ws: list[str]) -> str:
     return " AND ".join(fts_term(w) for w in dict.fromkeys(ws))
+
+
+_QUOTED_RE = re.compile(r'"([^"]*)"')
+
+
+def phrases(text: str) -> tuple[list[str], list[str]]:
+    """(each "quoted" part of `text` that holds a word, the words outside the quotes): a quoted part
+    is a phrase, as in every search box; an unpaired quote is no quote."""
+    return [q for q in _QUOTED_RE.findall(text) if words(q)], words(_QUOTED_RE.sub(" ", text))
+
+
+def fts_search_exprs(text: str, content: list[str]) -> list[str]:
+    """The FTS5 MATCH expressions `search` tries in turn: without quotes, `content`'s words all,
+    then any; with them, each quoted phrase (FTS5's "a b c": those words in that order, next to
+    each other) always, with the other words (stopwords left out unless all are) all, then any,
+    then none."""
+    quoted, rest = phrases(text)
+    if not quoted:
+        return [fts_and(content), fts_or(content)]
+    must = " AND ".join('"' + " ".join(words(q)) + '"' for q in quoted)
+    rest = [w for w in rest if w not in STOPWORDS] or rest
+    if not rest:
+        return [must]
+    return [f"{must} AND {fts_and(rest)}", f"{must} AND ({fts_or(rest)})", must]
 
 
 class Term:

@@ -7,6 +7,7 @@ import sqlite3
 from ..index import graph as G
 from .graphdata import LOUVAIN_MAX_NODES
 from ..core.config import Config
+from ..core.textutil import plural
 
 
 def _cell(s: str | None, n: int = 160) -> str:
@@ -33,8 +34,8 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
          f"Vault `{cfg.vault}` · index updated {when} · [interactive graph](graph.html) "
          f"(`memory-plugin view`)", "",
          "## Counts", "",
-         f"- {n_notes} notes, {n_att} attachments, {n_tags} tags",
-         f"- {n_links} links ({n_dang} dangling)",
+         f"- {plural(n_notes, 'note')}, {plural(n_att, 'attachment')}, {plural(n_tags, 'tag')}",
+         f"- {plural(n_links, 'link')} ({n_dang} dangling)",
          "- by type: " + ", ".join(f"{t} {c}" for t, c in sorted(counts.items(), key=lambda x: -x[1])), ""]
     hub_rows = G.hubs(conn, k)
     L += ["## Hub notes", "", "The vault's entry points, best first: home notes, pinned notes, authored hubs, "
@@ -59,26 +60,26 @@ def render(cfg: Config, conn: sqlite3.Connection, g=None, comms=None) -> str:
         for c in comms[:k]:
             mark = "" if c["has_hub"] else " (no hub note)"
             sample = ", ".join(f"[[{m[:-3]}]]" for m in c["members"][1:6])
-            L.append(f"- **{_cell(c['name'], 80)}**{mark}: {c['size']} notes, e.g. {sample}")
+            L.append(f"- **{_cell(c['name'], 80)}**{mark}: {plural(c['size'], 'note')}, e.g. {sample}")
         if len(comms) > k:
             L.append(f"\n… and {len(comms) - k} more communities.")
     orph = G.orphans(conn)
-    L += ["", "## Orphans", "", f"{len(orph)} notes with no links in or out.", ""]
+    L += ["", "## Orphans", "", f"{plural(len(orph), 'note')} with no links in or out.", ""]
     L += [f"- `{o['path']}`" for o in orph[:k]]
     _more(L, len(orph), min(k, len(orph)), "orphans")
     dang = G.dangling(conn)
-    L += ["", "## Dangling targets", "", f"{len(dang)} link targets with no file (notes still to write).", "",
+    L += ["", "## Dangling targets", "", f"{plural(len(dang), 'link target')} with no file (notes still to write).", "",
           "| target | links | from |", "|---|---|---|"]
     for d in dang[:k]:
         L.append(f"| {_cell(d['target'], 80)} | {d['count']} | {_cell(', '.join(d['from_notes'][:3]), 120)} |")
     _more(L, len(dang), min(k, len(dang)), "dangling targets")
     amb = G.ambiguous(conn)
     L += ["", "## Ambiguous links", "",
-          f"{len(amb)} links whose name matches several files; Obsidian's choice is shown.", ""]
+          f"{plural(len(amb), 'link')} whose name matches several files; Obsidian's choice is shown.", ""]
     L += [f"- `{a['src']}` line {a['line']}: [[{_cell(a['linkpath'], 80)}]] → `{a['target']}`" for a in amb[:k]]
     _more(L, len(amb), min(k, len(amb)), "ambiguous links")
     warn = G.warnings(conn)
-    L += ["", "## Parse warnings", "", f"{len(warn)} warnings.", ""]
+    L += ["", "## Parse warnings", "", f"{plural(len(warn), 'warning')}.", ""]
     L += [f"- `{w['path']}`: {_cell(w['message'], 160)}" for w in warn[:k]]
     _more(L, len(warn), min(k, len(warn)), "warnings")
     return "\n".join(L) + "\n"

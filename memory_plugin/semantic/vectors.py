@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 from . import models
 from ..core.errors import MemoryPluginError
 from ..core.sqlutil import rows_in
+from ..core.textutil import plural
 
 EXTRA_MODULES = ("numpy", "tokenizers")
 EXTRA_FIX = "pip install 'memory-plugin[semantic]'"
@@ -83,7 +84,17 @@ def _reason(cfg) -> tuple[str | None, bool]:
     missing = _extra_missing()
     if missing:
         return (f"the semantic extra is not installed (no {missing}): {EXTRA_FIX}", _configured(cfg))
-    return models.problem(name), True
+    why = models.problem(name)
+    # A model not downloaded yet, on an install that did not name one: lexical is simply the mode
+    # (as without the extra); rebuild and sync say once how to get it, status and doctor say why.
+    return why, bool(why) and (_configured(cfg) or not model_missing(cfg))
+
+
+def model_missing(cfg) -> bool:
+    """The extra is installed and embedding_model names a model that is simply not downloaded yet
+    (not a local folder, not the installed package's copy)."""
+    name = model_name(cfg)
+    return not models.is_off(name) and models.locate(name)[1] == "not downloaded" and _extra_missing() is None
 
 
 def mode(cfg) -> tuple[str, str]:
@@ -783,6 +794,6 @@ def doctor_checks(cfg, conn: sqlite3.Connection | None) -> list[tuple[bool, str,
         else:
             done, total = c["embedded_notes"], c["embeddable_notes"]
             # not a fault: the background sync SessionStart starts (or `memory-plugin sync`) embeds the rest
-            out.append((True, f"{done} of {total} notes embedded" + (
+            out.append((True, f"{done} of {plural(total, 'note')} embedded" + (
                 "" if done == total else "; the rest is embedded by the next sync (SessionStart starts one)"), ""))
     return out
