@@ -3,7 +3,11 @@
 with a fixed sample of each kind (seeded) to check by hand.
 
     python3 bench/reorganize_counts.py [--sample 3] [--mode lexical|semantic] [--seed-cache NAME=DIR]
-                                       [--dup-sample 10] [--write]
+                                       [--dup-sample 10] [--vault NAME=DIR ...] [--judge 20] [--write]
+
+--vault adds a vault (copied first; the dialect dev vaults of bench/dev/dialects/ once laid out);
+--judge lists that many proposals of every kind together (seeded), the sample a reader judges
+acceptable or not as the vault's owner would.
 
 In semantic mode each vault is embedded first (from a copy of --seed-cache when given) and the
 duplicate judge is `dupes.combine` at SEM_THRESHOLD_VAULT; --dup-sample lists that many duplicate
@@ -36,6 +40,8 @@ def main() -> None:
     ap.add_argument("--mode", choices=("lexical", "semantic"), default="lexical")
     ap.add_argument("--seed-cache", action="append", default=[], metavar="VAULT=DIR")
     ap.add_argument("--section", default="reorganize")
+    ap.add_argument("--vault", action="append", default=[], metavar="NAME=DIR", help="another vault to count")
+    ap.add_argument("--judge", type=int, default=0, help="proposals of all kinds listed (seeded) for a blind judge")
     ap.add_argument("--write", action="store_true", help="update the reorganize section of bench/RESULTS.md")
     a = ap.parse_args()
     seeds = dict(x.split("=", 1) for x in a.seed_cache)
@@ -47,11 +53,12 @@ def main() -> None:
     lines = [f"Mode: {a.mode}" + (" (duplicates by `dupes.combine` at SEM_THRESHOLD_VAULT)" if a.mode == "semantic"
                                   else " (embedding_model off)"), ""]
     with tempfile.TemporaryDirectory() as tmp:
+        extra = [tuple(x.split("=", 1)) for x in a.vault]
         for name, src in (("fixtures/vault", ROOT / "fixtures" / "vault"),
-                          ("../shared/eval/dendron/vault", dendron_vault())):
+                          ("../shared/eval/dendron/vault", dendron_vault()), *((n, Path(d)) for n, d in extra)):
             work = Path(tmp) / name.replace("/", "_")
             shutil.copytree(src, work / "vault")
-            short = "fixture" if name == "fixtures/vault" else "dendron"
+            short = {"fixtures/vault": "fixture", "../shared/eval/dendron/vault": "dendron"}.get(name, name)
             seed = Path(seeds[short]) if short in seeds else None
             cfg, conn = build(work / "vault", work, a.mode == "semantic", seed)
             props = R.proposals(cfg, conn)
@@ -70,6 +77,11 @@ def main() -> None:
                     why = f" [{'; '.join(r[:90] for r in p['reasons'])}]" if p.get("reasons") else ""
                     act = f" → {p['action']['path']}" if p.get("action") and p["action"].get("path") else ""
                     lines.append(f"- {kind}: {p['title'][:160]}{why}{act}")
+            if a.judge:
+                lines += ["", f"{min(a.judge, len(props))} proposals of {len(props)} (seeded) to judge:", ""]
+                for p in sorted(random.Random(28).sample(props, min(a.judge, len(props))), key=lambda p: p["id"]):
+                    why = f" [{'; '.join(r[:120] for r in p.get('reasons') or [])}]" if p.get("reasons") else ""
+                    lines.append(f"- [{p['id']}] {p['kind']}: {p['title'][:200]}{why} — {p['suggestion'][:160]}")
             dups = [p for p in props if p["kind"] == "duplicate"]
             if a.dup_sample and dups:
                 by = Counter(p.get("by", "text") for p in dups)

@@ -288,3 +288,27 @@ def test_compiled_excludes_decide_as_the_plain_rule(parts, excludes):
     want = any(p.startswith(".") for p in parts) or any(
         rel == e or rel.startswith(e + "/") or fnmatch.fnmatch(rel, e) for e in pats)
     assert excluder(excludes)(rel) == want
+
+
+# Dendron's links (wiki.dendron.so, "Links"): `[[label|note]]` puts the label first, a note is named by
+# its dotted file name, `[[note#heading]]` / `[[label|note#^block]]` point inside it, and
+# `[[dendron://vault/note]]` names a note of a given vault of the workspace (the vault's name may
+# hold dots, never a slash). In every other vault `[[target|label]]` stays Obsidian's order.
+def test_dendron_links_read_label_first():
+    body = ("See [[docs|dendron.ref.commands]] and [[Office Hours|dendron://dendron.dendron-site/community.events#summary,1:#*]],\n"
+            "[[dendron://private.vault/people.ana]], [[pkg.cli#flags]], ![[recipes.favorites]],\n"
+            "| a | [[Label\\|pkg.cli]] |\n")
+    got = [(x.kind, x.linkpath, x.subpath, x.display) for x in L.extract_body_links(body, dialect="dendron")]
+    assert got == [("link", "dendron.ref.commands", "", "docs"),
+                   ("link", "community.events", "#summary,1:#*", "Office Hours"),
+                   ("link", "people.ana", "", ""),
+                   ("link", "pkg.cli", "#flags", ""),
+                   ("embed", "recipes.favorites", "", ""),
+                   ("link", "pkg.cli", "", "Label")]
+    props = L.extract_property_links({"up": "[[Parent|pkg]]"}, "dendron")
+    assert [(x.linkpath, x.display, x.prop) for x in props] == [("pkg", "Parent", "up")]
+    # the same text in an Obsidian vault: target first, and a dendron:// link is no note name
+    obs = [(x.linkpath, x.display) for x in L.extract_body_links(body)]
+    assert obs[0] == ("docs", "dendron.ref.commands") and obs[2] == ("dendron://private.vault/people.ana", "")
+    assert L.split_wikilink("Name#H|shown") == ("Name", "#H", "shown")
+    assert L.split_wikilink("shown|Name#H", label_first=True) == ("Name", "#H", "shown")

@@ -98,9 +98,9 @@ def _write(vault, rel, text):
 
 
 def _community(vault):
-    """Eight linked notes, four in project tollgate and four in project zephyr, one link between them."""
-    names = {"tollgate": ["Ledger entries", "Payout batches", "Refund flow", "Chargeback desk"],
-             "zephyr": ["Sensor uplink", "Firmware channel", "Battery budget", "Antenna tuning"]}
+    """Ten linked notes, five in project tollgate and five in project zephyr, one link between them."""
+    names = {"tollgate": ["Ledger entries", "Payout batches", "Refund flow", "Chargeback desk", "Fee schedule"],
+             "zephyr": ["Sensor uplink", "Firmware channel", "Battery budget", "Antenna tuning", "Flash layout"]}
     for project, ns in names.items():
         for k, n in enumerate(ns):
             links = [ns[(k + 1) % len(ns)]]

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "8"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+SCHEMA_VERSION = "9"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks; 9: Dendron links label-first;
 # 8: notes_private (private notes found without reading every row)
 INDEX_NAME = "index.sqlite"
 

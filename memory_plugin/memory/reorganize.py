@@ -7,7 +7,6 @@ deleted and no body text is rewritten; everything else is listed with a suggesti
 from __future__ import annotations
 
 import datetime as _dt
-import difflib
 import json
 import os
 import re
@@ -25,14 +24,25 @@ from ..core.fsutil import atomic_write
 
 KIND_TITLES = {
     "duplicate": "Possible duplicates", "dangling": "Dangling links", "orphan": "Orphans",
+    "empty": "Empty notes nothing links to",
     "stale": "Memories below the prune threshold", "contradiction": "Contradictions left open",
     "missing-summary": "Notes without a summary", "no-hub": "Communities without a hub note",
     "superseded-linked": "Superseded notes still linked as current",
 }
 MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning"}  # stale-able without a stored confidence
+# A merge of two notes that are not both memories is proposed from this lexical score (dupes.judge's
+# THRESHOLD, 0.45, was set on pairs of memories and still decides those). Plain notes of real vaults
+# that score 0.45-0.6 were, read by hand on the dialect dev vaults (cams-nexus, jimbrig-vault,
+# owenyoung-wiki: 40 pairs), mostly neighbours on one topic (a tool and its upgrades, a list and one of
+# its items, an export and an import); from 0.6 on mostly one text kept twice.
+MERGE_SCORE = 0.60
 MIN_SUMMARY_WORDS = 4  # a first paragraph shorter than this is no usable summary
 MAX_QUOTED = 50        # matches by meaning whose closest passages are quoted (the best first)
 HUB_COVERS = 0.5       # an existing hub linking this share of a community's members already is its hub
+MIN_HUB_GROUP = 5      # fewer notes than this find each other by their links alone: no index note proposed
+FOLDER_NOTE_NAMES = ("index", "readme", "_readme", "_index", "home")  # a folder's own note, besides `F/F.md`
+TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
+                       # (shorter names are one letter off many words: `cat` and `car`)
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
 
@@ -59,28 +69,157 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     for n in notes:
         n["props"] = json.loads(n["props"] or "{}")
     by_path = {n["path"]: n for n in notes}
+    vs = VaultShape.read(cfg, notes)
     succ = L.successors(conn)
     out: list[dict] = []
-    out += _duplicates(notes, cfg, conn)
-    out += _dangling(conn, by_path)
-    out += [{"kind": "orphan", "title": f"{o['path']} has no links in or out", "notes": [o["path"]],
-             "action": None, "suggestion": "link it from a hub or a related note, or leave it be"}
-            for o in _orphans(conn) if o["path"] in by_path]
+    # templates and journals are the vault's own machinery: never a duplicate, orphan or summary to write
+    ordinary = [n for n in notes if n["path"] not in vs.templates and n["path"] not in vs.journals]
+    out += _duplicates(ordinary, cfg, conn)
+    out += _dangling(conn, by_path, vs)
+    out += _orphans_and_empty(conn, ordinary, vs)
     out += _stale(cfg, conn, notes, today, succ)
     out += _contradictions(conn, by_path, succ)
-    out += _missing_summaries(notes, cfg, conn)
+    out += _missing_summaries(ordinary, cfg, conn)
     if communities:
-        out += _no_hub(cfg, conn, by_path, today)
+        out += _no_hub(cfg, conn, {n["path"]: n for n in ordinary}, today, vs)
     out += _superseded_linked(cfg, conn, by_path, succ)
     for i, p in enumerate(out, 1):
         p["id"] = i
     return out
 
 
-def _orphans(conn):
-    from ..index.graph import orphans
+# ---------------------------------------------------------------- the vault's own shape
 
-    return orphans(conn)
+_TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
+_DENDRON_JOURNAL_RE = re.compile(r"(?:^|\.)journal\.\d{4}(?:\.\d{2}){0,2}$")  # Dendron's daily.journal.Y.M.D
+
+
+def _settings(vault, *parts: str) -> dict:
+    """A JSON settings file of the vault's app (`.obsidian/...`), {} when absent or unreadable."""
+    try:
+        with open(os.path.join(vault, *parts), encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _edn_string(vault, rel: str, key: str) -> str | None:
+    """A string setting of Logseq's config.edn (`:journals-directory "journals"`), not commented out."""
+    try:
+        with open(os.path.join(vault, rel), encoding="utf-8") as f:
+            text = f.read(200_000)
+    except OSError:
+        return None
+    m = re.search(r"^[ \t]*" + re.escape(key) + r"[ \t]+\"([^\"\n]*)\"", text, re.M)
+    return m.group(1) if m else None
+
+
+def _folders_of(settings: list) -> list[str]:
+    return [str(f).strip().strip("/") for f in settings if isinstance(f, str) and str(f).strip().strip("/")]
+
+
+class VaultShape:
+    """What the vault's own settings and names say about its notes: which are templates, which are
+    journals, and (Dendron) its dot hierarchy."""
+
+    def __init__(self, dialect: str, templates: set[str], journals: set[str], parent: dict[str, str | None],
+                 children: set[str]):
+        self.dialect, self.templates, self.journals = dialect, templates, journals
+        self.parent = parent      # Dendron: note path -> its nearest existing ancestor (None: a stub's child)
+        self.children = children  # Dendron: notes with a note below them in the hierarchy
+
+    @classmethod
+    def read(cls, cfg: Config, notes: list[dict]) -> "VaultShape":
+        vault = cfg.vault
+        dialect = str(cfg.values.get("dialect") or "")
+        obs = [".obsidian"]
+        tfolders = _folders_of([_settings(vault, *obs, "templates.json").get("folder"),
+                                _settings(vault, *obs, "plugins", "templater-obsidian", "data.json").get("templates_folder"),
+                                ".foam/templates"])
+        jfolders = [str(cfg.values.get("journal_folder") or "").strip("/")]
+        jfolders.append(str(_settings(vault, *obs, "daily-notes.json").get("folder") or "").strip("/"))
+        periodic = _settings(vault, *obs, "plugins", "periodic-notes", "data.json")
+        for period in ("daily", "weekly", "monthly", "quarterly", "yearly"):
+            conf = periodic.get(period)
+            if isinstance(conf, dict) and conf.get("enabled"):
+                jfolders.append(str(conf.get("folder") or "").strip("/"))
+        if dialect == "logseq":
+            jfolders.append((_edn_string(vault, "logseq/config.edn", ":journals-directory") or "journals").strip("/"))
+        jfolders = [f for f in jfolders if f]
+        templates, journals = set(), set()
+        for n in notes:
+            path = n["path"]
+            if any(path.startswith(f + "/") for f in tfolders) or (
+                    dialect == "dendron" and path.rsplit("/", 1)[-1].startswith("templates.")) or (
+                    dialect == "logseq" and "template::" in (n["body"] or "")
+                    and _TEMPLATE_LINE_RE.search(n["body"] or "")):
+                templates.add(path)
+            elif n["type"] == "journal" or any(path.startswith(f + "/") for f in jfolders) or (
+                    dialect == "dendron" and _DENDRON_JOURNAL_RE.search(path[:-3])):
+                journals.add(path)
+        parent: dict[str, str | None] = {}
+        children: set[str] = set()
+        if dialect == "dendron":
+            by_name = {n["path"][:-3].lower(): n["path"] for n in notes if n["path"].endswith(".md")}
+            for name, path in by_name.items():
+                stem, _, _ = name.rpartition(".")
+                up = None
+                while stem:
+                    up = by_name.get(stem)
+                    if up:
+                        break
+                    stem = stem.rpartition(".")[0]
+                if "." in name.rsplit("/", 1)[-1]:
+                    parent[path] = up
+                if up:
+                    children.add(up)
+        return cls(dialect, templates, journals, parent, children)
+
+    def in_hierarchy(self, path: str) -> bool:
+        """A Dendron note with a parent (a note or a stub) or children: the tree shows it, it is no orphan."""
+        return path in self.parent or path in self.children
+
+    def root(self, path: str) -> str | None:
+        """A Dendron note's hierarchy root (`a` for `a.b.c.md`), None for a note outside one."""
+        if path not in self.parent and path not in self.children:
+            return None
+        return path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+
+
+def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
+    """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
+    attachment or a note yet to be written), no Dendron hierarchy around them, no folder note in their
+    folder, no tag shared with another note (the tag pane, Foam's tag explorer and Logseq's tag pages
+    gather those). The empty
+    ones (no text at all) are one proposal: a file made and never written is not a note to link."""
+    linked = set()
+    for src, target in conn.execute("SELECT src, target FROM links WHERE target IS NULL OR target != src"):
+        linked.add(src)
+        if target is not None:
+            linked.add(target)
+    tag_count = Counter(t for (t,) in conn.execute("SELECT DISTINCT path || char(0) || tag_lc FROM tags"))
+    shared = Counter(t.split("\0", 1)[1] for t in tag_count)
+    tagged = {t.split("\0", 1)[0] for t in tag_count if shared[t.split("\0", 1)[1]] > 1}
+    paths_lc = {p.lower() for (p,) in conn.execute("SELECT path FROM files")}
+    orphans, empty = [], []
+    for n in sorted(notes, key=lambda n: n["path"]):
+        p = n["path"]
+        if p in linked or p in tagged or vs.in_hierarchy(p):
+            continue
+        if "/" in p and _folder_note(p.rsplit("/", 1)[0], paths_lc):
+            continue  # its folder's note is the way in (a folder-note plugin shows it as the folder's page)
+        (orphans if T.words(n["body"] or "") else empty).append(p)
+    out = [{"kind": "orphan", "title": f"{p} has no links in or out", "notes": [p], "action": None,
+            "reasons": ["nothing links to it, it links nowhere, and it shares no tag with another note"],
+            "suggestion": "link it from a hub or a related note, or leave it be"} for p in orphans]
+    if empty:
+        shown = ", ".join(empty[:5]) + (" …" if len(empty) > 5 else "")
+        out.append({"kind": "empty", "title": f"{len(empty)} note{'s' if len(empty) > 1 else ''} without any text "
+                                               f"that nothing links to: {shown}", "notes": empty, "action": None,
+                    "reasons": ["no text (at most properties), no link in or out"],
+                    "suggestion": "write them or delete them by hand"})
+    return out
 
 
 def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None) -> list[dict]:
@@ -88,12 +227,31 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
     the index's vectors current, by text or meaning (`dupes.combine`)."""
     from . import dupes
 
-    pool = [n for n in notes if n["type"] not in ("journal", "hub") and not n["hub"]]
+    # hubs and folder notes (`F/F.md`, `F/_README.md` ...) list what their part of the vault holds: two
+    # of them alike are two indexes of neighbouring folders, not one note written twice
+    pool = [n for n in notes if n["type"] not in ("journal", "hub") and not n["hub"] and not _is_folder_note(n["path"])]
     names = dupes.project_names(conn) if conn is not None else {}
     docs = [dupes.Doc(n["title"], n["type"], dupes.canon_project(n["project"], names), n["summary"] or "",
                       n["body"] or "",
                       (n["display_title"],) if n["display_title"] != n["title"] else (), n["path"], n["hash"])
             for n in pool]
+    # A note that says (next to) nothing is no one's duplicate: empty pages, journals Logseq made for a
+    # day, stubs. Identical notes that do say something are one proposal per group, not one per pair.
+    out = []
+    keep = []
+    by_hash: dict[str, list[int]] = defaultdict(list)
+    for i, d in enumerate(docs):
+        if len(dupes.tokens(d.summary + " " + d.body)) < dupes.MIN_TERMS:
+            continue
+        if d.hash:
+            by_hash[d.hash].append(i)
+            if len(by_hash[d.hash]) > 1:
+                continue  # the first of a group of identical notes stands for the group below
+        keep.append(i)
+    for ids in by_hash.values():
+        if len(ids) > 1:
+            out.append(_identical([pool[i]["path"] for i in ids]))
+    pool, docs = [pool[i] for i in keep], [docs[i] for i in keep]
     idf = dupes.Idf.from_docs(docs)
     pairs = dupes.candidate_pairs(docs, idf)
     sem = _note_vectors(cfg, conn, pool) if cfg is not None and conn is not None else None
@@ -116,7 +274,8 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         v = dupes.judge(docs[a], docs[b], idf)
         if sem is not None and a in sem[1] and b in sem[1]:
             v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]), dupes.SEM_THRESHOLD_VAULT)
-        if v.duplicate:
+        memories = pool[a]["type"] in MEMORY_KINDS and pool[b]["type"] in MEMORY_KINDS
+        if v.duplicate and (memories or v.cosine is not None or v.score >= MERGE_SCORE):
             judged.append((a, b, v))
     # the closest passages of the best matches by meaning (what the listing shows first): one batched
     # model call over their sentences, bounded so a templated vault's thousands of pairs cost seconds
@@ -124,7 +283,6 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
                         key=lambda t: -t[2].score)[:MAX_QUOTED]
     for (a, b, v), pair in zip(by_meaning, _closest(cfg, [(docs[a], docs[b]) for a, b, _ in by_meaning])):
         dupes.quote_closest(v, pair)
-    out = []
     for a, b, v in judged:
         if v.duplicate:
             p1, p2 = sorted((pool[a]["path"], pool[b]["path"]))
@@ -133,6 +291,17 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
                         "suggestion": f"merge by hand, or `memory-plugin supersede '{p1}' '{p2}'`"})
     out.sort(key=lambda p: (-p["score"], p["notes"]))
     return out
+
+
+def _identical(paths: list[str]) -> dict:
+    paths = sorted(paths)
+    if len(paths) == 2:
+        title = f"{paths[0]} and {paths[1]} have identical content"
+    else:
+        title = f"{len(paths)} notes have identical content: {', '.join(paths[:4])}{' …' if len(paths) > 4 else ''}"
+    return {"kind": "duplicate", "title": title, "notes": paths, "score": 1.0, "reasons": ["identical content"],
+            "by": "text", "action": None,
+            "suggestion": "keep one and merge or delete the others by hand, or write what each should say"}
 
 
 def _note_vectors(cfg, conn, pool: list[dict]):
@@ -162,45 +331,199 @@ def _closest(cfg, pairs: list) -> list:
         return [None] * len(pairs)
 
 
-def _dangling(conn, by_path: dict) -> list[dict]:
+_SEPARATORS_RE = re.compile(r"[\s_\-]+")
+
+
+_PLURAL_RE = re.compile(r"(?<=[a-z])(?:e?s)$")
+# a date in the forms journals are named by (2023-05-28, 2023_05_28, May 28th, 2023, 28.05.2023):
+# a link to a day names its journal page (Logseq makes it; a daily note may be written later)
+_DATE_RE = re.compile(r"\b(?:1[89]|20)\d\d[-_./]\d\d?[-_./]\d\d?\b|\b\d\d?[-_./]\d\d?[-_./](?:1[89]|20)\d\d\b|"
+                      r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d\d?(?:st|nd|rd|th)?,?\s+"
+                      r"(?:1[89]|20)\d\d\b", re.I)
+
+
+def _variant_key(name: str) -> str:
+    """A name with case, separators (space, -, _) and plural endings folded away: `3D-printing`,
+    `3d printing` and `3D Printing` share it, as do `Database` and `Databases`."""
+    return " ".join(_PLURAL_RE.sub("", w) for w in _SEPARATORS_RE.split(T.fold(name)) if w)
+
+
+def _one_letter_off(a: str, b: str) -> bool:
+    """`a` and `b` differ inside the name by one letter added, dropped, changed or two letters swapped (a typo);
+    a digit or a sign (`@`, `#`) that differs names another thing (another day, part, kind of page)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if i == 0 or i >= min(len(a), len(b)) - 1:
+        return False  # a word's first letter is rarely mistyped, its last is its form (`Templates`, `Templater`)
+    if len(a) == len(b):
+        if a[i + 1:] == b[i + 1:]:
+            return a[i].isalpha() and b[i].isalpha()
+        return (a[i + 2:] == b[i + 2:] and a[i] == b[i + 1] and a[i + 1] == b[i]  # two letters swapped
+                and a[i].isalpha() and b[i].isalpha())
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1:] == shorter[i:] and longer[i].isalpha()
+
+
+def _slip_of(name: str, variants: dict[str, str], by_len: dict[int, list[str]]) -> str | None:
+    """The existing name (folded) a dangling `name` (folded) is a slip of: the same words spelled
+    another way (`_variant_key`), or, for a name of TYPO_MIN_CHARS or more, one letter off."""
+    hit = variants.get(_variant_key(name))
+    if hit is not None:
+        return hit
+    if len(name) < TYPO_MIN_CHARS:
+        return None
+    for length in (len(name) - 1, len(name), len(name) + 1):
+        for k in by_len.get(length, ()):
+            if _one_letter_off(name, k):
+                return k
+    return None
+
+
+def _nearest(paths: list[str], folder: str) -> str | None:
+    """Of the notes `paths` sharing a name, the one whose folders share most names with `folder` (a
+    link written with a path the note was moved from); None when that does not single one out."""
+    if len(paths) == 1:
+        return paths[0]
+    want = {T.fold(x) for x in folder.split("/") if x not in ("", ".", "..")}
+    score = sorted(((len(want & {T.fold(x) for x in p.split("/")[:-1]}), p) for p in paths), reverse=True)
+    return score[0][1] if score[0][0] and score[0][0] > score[1][0] else None
+
+
+_DOMAIN_RE = re.compile(r"^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}$", re.I)
+
+
+def _vault_folder(folder: str, vs: "VaultShape", top_folders: set[str]) -> bool:
+    """Whether a link's folder part can name a folder of this vault: not in Dendron (its notes are
+    named, never filed), not a domain (`link.dendron.so/discord` is a URL without its scheme), and a
+    path from the root (`/support/doc/x.md`, copied from a site) only under one of the vault's folders."""
+    if vs.dialect == "dendron":
+        return False
+    parts = [x for x in folder.split("/") if x]
+    if not parts or _DOMAIN_RE.match(parts[0]):
+        return False
+    return not folder.startswith("/") or T.fold(parts[0]) in top_folders
+
+
+def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
+    """Unresolved links worth a look: those that most likely MEANT an existing note: its name under a
+    folder it is not in (a note moved), its alias (links do not follow aliases), a label that names it
+    (written label-first), a slip in its name (`_slip_of`). Every other one is how the vault marks a
+    note to write (Obsidian, Foam, Dendron) or a page that exists by being referenced (Logseq): no
+    proposal. A Logseq link that names a page by its title is that page (Logseq resolves page names)."""
     from ..index.graph import dangling
 
-    titles = {}
-    for p, n in by_path.items():
-        for t in (n["title"], n["display_title"]):
-            titles.setdefault(T.fold(t), p)
-    title_keys = list(titles)
+    titles: dict[str, list[str]] = defaultdict(list)
+    for p, n in sorted(by_path.items()):
+        if p in vs.templates:
+            continue
+        for t in {T.fold(n["title"]), T.fold(n["display_title"])}:
+            titles[t].append(p)
+    by_len: dict[int, list[str]] = defaultdict(list)
+    variants: dict[str, str] = {}
+    for k in titles:
+        by_len[len(k)].append(k)
+        variants.setdefault(_variant_key(k), k)
+    files = {T.fold(f.rsplit("/", 1)[-1]): f for (f,) in conn.execute("SELECT path FROM files WHERE is_note = 0")}
+    file_keys: dict[int, list[str]] = defaultdict(list)
+    file_variants: dict[str, str] = {}
+    for k in files:
+        file_keys[len(k)].append(k)
+        file_variants.setdefault(_variant_key(k), k)
+    top_folders = {T.fold(p.split("/", 1)[0]) for p in by_path if "/" in p}
     out = []
-    for k, d in enumerate(dangling(conn)):
+    grouped: dict[tuple, list[dict]] = defaultdict(list)
+    for d in dangling(conn):
         target = d["target"]
-        name = target.rsplit("/", 1)[-1]
-        intended, why = None, ""
-        row = conn.execute("SELECT a.path FROM aliases a JOIN notes n ON n.path = a.path WHERE a.alias_lc = ? "
-                           "AND n.private = 0 ORDER BY a.path LIMIT 1", (T.fold(name),)).fetchone()
-        if row:
-            intended, why = row[0], f"`{name}` is an alias of it"
+        from_notes = [f for f in d["from_notes"] if f not in vs.templates]
+        if not from_notes:
+            continue  # a template's placeholder link (`[[{{date}}]]`) is filled in where it is used
+        folder, _, name = target.replace("\\", "/").rpartition("/")
+        name = name[:-3] if name.lower().endswith(".md") else name
+        folded = T.fold(name)
+        ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
+        src = f"{d['count']}× from {', '.join(from_notes[:3])}{' …' if len(from_notes) > 3 else ''}"
+        if ext and vs.dialect != "dendron" and " " not in ext and len(ext) <= 5 and not ext.isdigit():
+            close = _slip_of(folded, file_variants, file_keys)  # an attachment: only a slip in its name is news
+            if close:
+                out.append({"kind": "dangling", "title": f"[[{target}]] ({src}) finds no file", "notes": from_notes,
+                            "target": target, "intended": files[close], "action": None,
+                            "reasons": [f"one letter off the file {files[close]}"],
+                            "suggestion": f"point the link at {files[close]} by hand"})
+            continue
+        if vs.dialect == "logseq" and (folded in titles or T.fold(name.replace("___", "/")) in titles):
+            continue  # Logseq finds the page by its name
+        if _DATE_RE.search(name):
+            continue  # a day's journal, written or not
+        intended, why, fix = None, "", None
+        if folder and not _vault_folder(folder, vs, top_folders):
+            continue
+        if folded in titles and folder:
+            intended = _nearest(titles[folded], folder)
+            why = f"no `{folder}/` holds a note `{name}`; one is at {intended} (moved?)"
         if not intended:
+            rows = [r[0] for r in conn.execute(
+                "SELECT a.path FROM aliases a JOIN notes n ON n.path = a.path WHERE a.alias_lc = ? "
+                "AND n.private = 0 ORDER BY a.path", (folded,))]
+            if len(rows) == 1 and rows[0] in by_path:
+                intended = rows[0]
+                why = f"`{name}` is an alias of {intended}, and links do not follow aliases"
+                if T.fold(intended.rsplit("/", 1)[-1]) == folded + ".md.md":
+                    fix = f"rename {intended} to {name}.md (its file name ends in .md twice)"
+        if not intended and vs.dialect != "dendron":
+            # a label that names a note: what a path gone stale meant, or a link written label-first
+            # (then the label is the note's name as written, case and all: a label is display text)
             for (disp,) in conn.execute("SELECT DISTINCT display FROM links WHERE target IS NULL AND lower(linkpath) = ?",
                                         (target.lower(),)):
-                if disp and T.fold(disp.strip()) in titles:
-                    intended, why = titles[T.fold(disp.strip())], "written label-first ([[label|target]])"
+                hits = titles.get(T.fold(disp.strip())) if disp else None
+                if hits and len(hits) == 1 and (folder or disp.strip() in (by_path[hits[0]]["title"],
+                                                                           by_path[hits[0]]["display_title"])):
+                    intended, why = hits[0], f"its label `{disp.strip()}` is the name of {hits[0]}"
                     break
-        if not intended and k < 300:
-            close = difflib.get_close_matches(T.fold(name), title_keys, n=1, cutoff=0.85)
-            if close:
-                intended, why = titles[close[0]], f"close to the name `{by_path[titles[close[0]]]['title']}`"
+        if not intended:
+            close = _slip_of(folded, variants, by_len)
+            if close and len(titles[close]) == 1:
+                intended = titles[close][0]
+                why = f"`{name}` is {intended} spelled another way"
+        if not intended or intended not in by_path:
+            continue
+        link = M.link_name(conn, intended)
         action = None
-        if intended:
-            stub = _stub_path(target, intended)
-            if stub:
-                action = {"op": "create", "path": stub, "text": _stub_text(intended, by_path[intended])}
-        p = {"kind": "dangling", "title": f"[[{target}]] ({d['count']}× from {', '.join(d['from_notes'][:3])}"
-                                           f"{' …' if len(d['from_notes']) > 3 else ''}) has no note",
-             "notes": d["from_notes"], "target": target, "intended": intended, "reasons": [why] if why else [],
-             "action": action,
-             "suggestion": (f"create {action['path']} pointing to [[{by_path[intended]['title']}]]" if action else
-                            "write the note, or fix the link by hand")}
-        out.append(p)
+        stub = None if fix or folder else _stub_path(target, intended)
+        if stub:
+            action = {"op": "create", "path": stub, "text": _stub_text(intended, by_path[intended])}
+        p = {"kind": "dangling", "title": f"[[{target}]] ({src}) has no note", "notes": from_notes,
+             "target": target, "intended": intended, "reasons": [why], "action": action,
+             "suggestion": fix or f"point the link at [[{link}]] by hand"
+                                  + (f", or create {stub} pointing to it" if stub else "")}
+        # one cause, one proposal: notes whose file name ends in .md twice; links into a folder that is gone
+        key = ("md.md",) if fix else ("moved", T.fold(folder)) if why.startswith("no `") else None
+        if key is None:
+            out.append(p)
+        else:
+            grouped[key].append(p)
+    for key, group in grouped.items():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        notes = sorted({n for p in group for n in p["notes"]})
+        names = ", ".join(f"[[{p['target']}]]" for p in group[:3]) + (" …" if len(group) > 3 else "")
+        if key[0] == "md.md":
+            title = (f"{len(group)} notes have a file name ending in .md twice, so links by their name find no "
+                     f"note: {names}")
+            fix = "rename " + ", ".join(p["intended"] for p in group[:3]) + (" …" if len(group) > 3 else "") + \
+                  " to end in a single .md"
+        else:
+            where = sorted({p["intended"].rsplit("/", 1)[0] if "/" in p["intended"] else "(the vault root)"
+                            for p in group})
+            title = (f"{len(group)} links point into `{group[0]['target'].rpartition('/')[0]}/`, which holds none of "
+                     f"them: {names}")
+            fix = f"point them at the notes of that name in {', '.join(where[:3])}{' …' if len(where) > 3 else ''}"
+        out.append({"kind": "dangling", "title": title, "notes": notes, "target": group[0]["target"],
+                    "targets": [p["target"] for p in group], "intended": group[0]["intended"],
+                    "reasons": [p["reasons"][0] for p in group[:3]], "action": None, "suggestion": fix})
     return out
 
 
@@ -317,20 +640,90 @@ def _project_key(n: dict) -> str:
     return ""
 
 
-def _no_hub(cfg, conn, by_path, today) -> list[dict]:
+def _is_folder_note(path: str) -> bool:
+    """`F/F.md`, `F/index.md`, `F/README.md`, `F/_README.md` ...: the note a folder is entered by."""
+    folder, _, name = path.rpartition("/")
+    stem = name[:-3].lower() if name.lower().endswith(".md") else name.lower()
+    return bool(folder) and (stem in FOLDER_NOTE_NAMES or stem == folder.rsplit("/", 1)[-1].lower())
+
+
+def _folder_note(folder: str, paths_lc: set[str]) -> str | None:
+    """The folder note of `folder` (`F/F.md`, `F.md` beside it, `F/index.md`, `F/README.md` ...) if any."""
+    name = folder.rsplit("/", 1)[-1]
+    for cand in (f"{folder}/{name}.md", f"{folder}.md", *(f"{folder}/{n}.md" for n in FOLDER_NOTE_NAMES)):
+        if cand.lower() in paths_lc:
+            return cand
+    return None
+
+
+def _add_hierarchy(ng, vs: VaultShape) -> None:
+    """Dendron's tree into the note graph: a note and its nearest existing ancestor are linked."""
+    for child, up in vs.parent.items():
+        s, t = ng.pos.get(child), ng.pos.get(up) if up else None
+        if s is None or t is None or s == t or t in ng.adj[s]:
+            continue
+        if ng.journal[s] or ng.journal[t] or ng.private[s] or ng.private[t]:
+            continue
+        ng.adj[s].append(t)
+        ng.adj[t].append(s)
+        ng.events.append(s)
+        ng.events.append(t)
+
+
+def _gathered(members: list[str], vs: VaultShape, paths_lc: set[str], out_links, in_links, ng) -> str | None:
+    """Why the group already has a way in, or None: a note that links most of them (an authored hub,
+    an index) or that most of them link to (a category note, `categories: [[Books]]`, a parent), a
+    shared Dendron hierarchy root, or a folder note of the folder most of them are in."""
+    group = set(members)
+    need = max(2, HUB_COVERS * len(group))
+    pos = ng.pos
+    for m in members:  # a note joined to most of them by links either way or the hierarchy
+        if m in pos and len({ng.ids[j] for j in ng.adj[pos[m]]} & group) >= max(3, need):
+            return f"{m} is linked with most of them"
+    for src, links in out_links.items():
+        if len(links & group) >= need:
+            return f"{src} links {len(links & group)} of them"
+    for target, srcs in in_links.items():
+        if len(srcs & group) >= need:
+            return f"{len(srcs & group)} of them link to {target}"
+    if vs.dialect == "dendron":
+        roots = Counter(r for r in (vs.root(m) for m in members) if r)
+        if roots and roots.most_common(1)[0][1] >= need:
+            return f"they are under the `{roots.most_common(1)[0][0]}` hierarchy"
+    folders: Counter = Counter()
+    for m in members:
+        parts = m.split("/")[:-1]
+        folders.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    for f, c in folders.most_common():
+        if c < need:
+            break
+        note = _folder_note(f, paths_lc)
+        if note:
+            return f"{c} of them are in {f}/, whose folder note is {note}"
+    return None
+
+
+def _no_hub(cfg, conn, by_path, today, vs: VaultShape) -> list[dict]:
+    """Groups of notes that link among themselves with no note to enter them by (communities of the
+    link graph, Dendron's hierarchy counted as links), when nothing the vault already has gathers
+    them (`_gathered`) and no note is named like the hub would be."""
     from ..outputs import graphdata
 
     try:
-        comms = graphdata.communities(graphdata.load(conn))
+        ng = graphdata.load(conn)
+        _add_hierarchy(ng, vs)
+        comms = graphdata.communities(ng)
     except Exception:  # a graph that networkx cannot partition yields no proposal, not an error
         return []
     folder = _hub_folder(cfg, conn)
-    # Who links whom: a note that already links most of a group (an authored hub, a Dendron parent,
-    # an index note) is that group's hub, whatever its type.
     out_links: dict[str, set[str]] = defaultdict(set)
+    in_links: dict[str, set[str]] = defaultdict(set)
     for src, target in conn.execute("SELECT src, target FROM links WHERE target IS NOT NULL AND src != target"):
-        if src in by_path:
-            out_links[src].add(target)
+        out_links[src].add(target)
+        in_links[target].add(src)
+    paths_lc = {p.lower() for (p,) in conn.execute("SELECT path FROM files")}
+    names = {T.fold(x) for r in conn.execute("SELECT title, display_title FROM notes") for x in r if x}
+    names |= {a for (a,) in conn.execute("SELECT alias_lc FROM aliases")}
     out, taken = [], set()
     for cm in comms:
         if cm["has_hub"]:
@@ -338,47 +731,61 @@ def _no_hub(cfg, conn, by_path, today) -> list[dict]:
         # a hub stays within one project: a community spanning projects gives one proposal per project
         groups: dict[str, list[str]] = defaultdict(list)
         for m in cm["members"]:
-            if m in by_path and by_path[m]["type"] != "journal":
+            if m in by_path and m not in vs.journals:
                 groups[_project_key(by_path[m])].append(m)
         for _key, members in sorted(groups.items()):
-            if len(members) < 3:
+            if len(members) < MIN_HUB_GROUP or _gathered(members, vs, paths_lc, out_links, in_links, ng):
                 continue
-            group = set(members)
-            need = max(2, HUB_COVERS * len(group))
-            if any(len(links & group) >= need for links in out_links.values()):
-                continue  # a note already links most of them: it is their hub
-            p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken)
+            p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken, names, ng)
             if p:
                 taken.add(T.fold(p["action"]["path"]))
                 out.append(p)
     return out
 
 
-def _hub_proposal(conn, cfg, by_path, members, folder, today, taken: set[str]) -> dict | None:
-    tags = Counter(t.lower() for m in members for t in json.loads(
-        conn.execute("SELECT tags FROM notes WHERE path = ?", (m,)).fetchone()[0] or "[]")
-        if t.lower() not in T.TYPE_WORDS and t.lower() not in ("journal", "moc", "hub"))
-    top_tag = tags.most_common(1)[0] if tags else None
-    names = [by_path[members[0]]["display_title"]]  # the group's most linked note names it
-    if top_tag and top_tag[1] >= 2:
-        names.append(top_tag[0].replace("/", " ").replace("-", " ").title())
-    for name in names:
-        try:
-            name = M.safe_filename(f"{name} MOC")
-        except MemoryPluginError:
-            continue
-        path = f"{folder}/{name}.md" if folder else f"{name}.md"
-        # a note of that name, or another proposal of it, would make this one a duplicate hub
-        if not M.same_name(conn, name) and not (cfg.vault / path).exists() and T.fold(path) not in taken:
-            break
-    else:
+def _group_name(conn, members: list[str], vault_notes: int) -> tuple[str, str] | None:
+    """What the vault itself calls a group: the folder most of them are in, when that folder has no
+    folder note and is not one holding most of the vault (Logseq's `pages/` says nothing of a topic).
+    (name, why) or None: a group the vault has no name for is a cut of the link graph, not a topic its
+    owner would index; a tag is no such name, as the tag already gathers its notes (Obsidian's tag
+    pane, Foam's tag explorer, Logseq's tag page)."""
+    folders: Counter = Counter(m.rsplit("/", 1)[0] for m in members if "/" in m)
+    if folders:
+        f, c = sorted(folders.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        size = conn.execute("SELECT count(*) FROM notes WHERE folder = ?", (f,)).fetchone()[0]
+        if c * 2 >= len(members) and size * 2 < vault_notes:
+            return f.rsplit("/", 1)[-1], f"{c} of them are in {f}/"
+    return None
+
+
+def _hub_proposal(conn, cfg, by_path, members, folder, today, taken: set[str], names: set[str], ng) -> dict | None:
+    named = _group_name(conn, members, len(by_path))
+    if named is None:
         return None
+    group_name, why = named
+    if T.fold(group_name) in names:
+        return None  # a note of that name exists: it is the group's hub already, or the one to make it
+    try:
+        name = M.safe_filename(f"{group_name} MOC")
+    except MemoryPluginError:
+        return None
+    path = f"{folder}/{name}.md" if folder else f"{name}.md"
+    # a note of that name, or another proposal of it, would make this one a duplicate hub
+    if T.fold(name) in names or M.same_name(conn, name) or (cfg.vault / path).exists() or T.fold(path) in taken:
+        return None
+    group = set(members)
+    pos = ng.pos
+    ids = {pos[m] for m in members if m in pos}
+    edges = sum(1 for i in ids for j in ng.adj[i] if j in ids) // 2
+    most = max((len({ng.ids[j] for j in ng.adj[pos[m]]} & group) for m in members if m in pos), default=0)
     shown = members[:15]
-    lines = ["---", "type: hub", f"summary: {propedit.render(f'Hub for {len(members)} related notes, starting with ' + by_path[members[0]]['display_title'] + '.')}",
+    lines = ["---", "type: hub", f"summary: {propedit.render(f'Hub for {len(members)} notes on {group_name}.')}",
              f"created: {today.isoformat()}", "---", f"# {name}", ""]
     lines += [f"- [[{M.link_name(conn, m)}]]" for m in shown]
-    return {"kind": "no-hub", "title": f"{len(members)} linked notes around {by_path[members[0]]['display_title']} "
-                                      f"have no hub note", "notes": shown, "score": len(members),
+    return {"kind": "no-hub", "title": f"{len(members)} linked notes on {group_name} have no hub note",
+            "notes": shown, "score": len(members),
+            "reasons": [why, f"{edges} links among them; no note links to or from more than {most} of them",
+                        "no folder note, category note, hierarchy root or note named like them gathers them"],
             "action": {"op": "create", "path": path, "text": "\n".join(lines) + "\n"},
             "suggestion": f"create {path} linking its members"}
 

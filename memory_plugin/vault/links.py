@@ -1,4 +1,8 @@
-"""Link and tag extraction (what Obsidian counts) and Obsidian's link resolution."""
+"""Link and tag extraction (what Obsidian counts) and Obsidian's link resolution.
+
+A Dendron vault (dialect "dendron") writes its links the other way round: `[[label|target]]` puts the
+label first, and `dendron://vault/note` names a note of a vault of the workspace (`label_first`).
+"""
 from __future__ import annotations
 
 import re
@@ -214,11 +218,27 @@ def _blank_spans(text: str, spans) -> str:
     return "".join(parts)
 
 
-def split_wikilink(inner: str) -> tuple[str, str, str]:
-    """'Name#H|shown' -> ('Name', '#H', 'shown'); handles the table form 'Name\\|shown'."""
-    target, _, display = inner.partition("|")
-    target = target.rstrip("\\").strip()
-    linkpath, hashmark, sub = target.partition("#")
+DENDRON_URI = "dendron://"
+
+
+def label_first(dialect: str | None) -> bool:
+    """Whether the vault's app writes `[[label|target]]` (Dendron) rather than `[[target|label]]`."""
+    return dialect == "dendron"  # vault.dialect.DENDRON (that module is not imported by every hook)
+
+
+def split_wikilink(inner: str, label_first: bool = False) -> tuple[str, str, str]:
+    """'Name#H|shown' -> ('Name', '#H', 'shown'); handles the table form 'Name\\|shown'.
+    `label_first` (Dendron): 'shown|Name#H' -> ('Name', '#H', 'shown'), and a cross-vault
+    'dendron://vault/Name' is the note 'Name' (the vault name is Dendron's, a path is never in it)."""
+    if label_first and "|" in inner:
+        display, _, target = inner.partition("|")
+        display = display.rstrip("\\")
+    else:
+        target, _, display = inner.partition("|")
+        target = target.rstrip("\\")
+    linkpath, hashmark, sub = target.strip().partition("#")
+    if label_first and linkpath.startswith(DENDRON_URI):
+        linkpath = linkpath[len(DENDRON_URI):].partition("/")[2]
     return linkpath.strip(), (hashmark + sub).strip(), display.strip()
 
 
@@ -261,7 +281,11 @@ def iter_mdlinks(text: str):
         pos = m.end()
 
 
-def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = None) -> list[RawLink]:
+def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = None,
+                       dialect: str | None = None) -> list[RawLink]:
+    """Wikilinks, embeds and markdown links of a note's body; `dialect`: the vault's app
+    (cfg.values["dialect"]): in a Dendron vault a wikilink puts its label first (split_wikilink)."""
+    first = label_first(dialect)
     masked = masked if masked is not None else mask_non_content(body)
     links: list[RawLink] = []
     if "[" not in masked:
@@ -278,7 +302,7 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
     for start, end, embed, inner in iter_wikilinks(masked):
         if md:
             wiki_spans.append((start, end))
-        linkpath, sub, display = split_wikilink(inner)
+        linkpath, sub, display = split_wikilink(inner, first)
         if not linkpath and not sub:
             continue
         line = lines.at(start)
@@ -303,9 +327,11 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
     return links
 
 
-def extract_property_links(props: dict) -> list[RawLink]:
+def extract_property_links(props: dict, dialect: str | None = None) -> list[RawLink]:
     """Wikilinks in property values, in document order; iterative (no recursion limit) and each
-    value visited once per place it appears (notes.props_too_big bounds how many places)."""
+    value visited once per place it appears (notes.props_too_big bounds how many places).
+    `dialect` as for extract_body_links."""
+    first = label_first(dialect)
     out: list[RawLink] = []
     for k, v in props.items():
         key = str(k).lower()
@@ -317,7 +343,7 @@ def extract_property_links(props: dict) -> list[RawLink]:
             if isinstance(value, str):
                 if "[[" in value:
                     for m in WIKILINK_RE.finditer(value):
-                        linkpath, sub, display = split_wikilink(m.group(2))
+                        linkpath, sub, display = split_wikilink(m.group(2), first)
                         if linkpath or sub:
                             out.append(RawLink("property", linkpath, sub, display, 0, key))
             elif isinstance(value, list):
