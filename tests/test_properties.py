@@ -91,6 +91,11 @@ def test_logseq_block_properties_are_no_page_facts():
     page = ("title:: Tomatoes\nauthor:: [[Jane Doe]]\ntype:: [[Book]]\n"
             "- first block\n  id:: 659f77da-6359-45cd-ac4c-9302fe21953e\n  collapsed:: true\n"
             "- second block\n  source:: garden club\n")
+    # a Logseq page: its page properties (title has a column of its own); a block's are the block's
+    assert property_text({}, page, logseq=True).split("\n") == ["author: [[Jane Doe]]", "type: [[Book]]"]
+    assert property_text({}, "- rating:: 5\n  genre:: essay\n- a block\n  mood:: calm\n", logseq=True) == \
+        "rating: 5\ngenre: essay"
+    # Dataview gives every field to the page, but never Logseq's own block anchors and folding
     assert property_text({}, page).split("\n") == ["author: [[Jane Doe]]", "type: [[Book]]", "source: garden club"]
 
 

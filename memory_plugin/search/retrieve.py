@@ -28,8 +28,13 @@ from ..index.store import PROP_TITLES_MARK
 DEPTH = 50  # how many candidates each retriever hands to the fusion
 # FTS5 column weights, in the fts table's column order (index/store.py): title, aliases, tags,
 # summary, body, headings, props. PROPS_WEIGHT: the `props` column, a note's property values and
-# inline fields (`director: [[Ridley Scott]]`): what its owner filed as a fact about the note.
-PROPS_WEIGHT = 1.0
+# inline fields (`director: [[Ridley Scott]]`): what its owner filed as a fact about the note, so a
+# word there counts as two in the body. Set on bench/dev/logseq (block fields on most pages; hybrid
+# lexical MRR 0.576 at 1.0, 0.594 at 2.0, R@5 0.683 either way, 0.583 at 0.5) and the dialect dev
+# sets (facts and questions the same at 1.0 and 2.0); the fixture (regression) and dendron (report
+# only) lost nothing (MRR 0.913 -> 0.928, 0.581 -> 0.582). A weight other than 1.0 makes the anchor
+# run plain BM25's own search (query._anchor).
+PROPS_WEIGHT = 2.0
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, PROPS_WEIGHT)
 FTS5_DEFAULT_WEIGHTS = (1.0,) * 7  # what bm25(fts) gives each column when called without weights
 PROP_WHY_CHARS = 80  # a property line in `why` is cut to this many characters

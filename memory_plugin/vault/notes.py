@@ -17,7 +17,7 @@ from ..core import textutil as T
 from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
-from .dialect import DENDRON, LOGSEQ, OBSIDIAN, logseq_page_props, title_for
+from .dialect import DENDRON, LOGSEQ, OBSIDIAN, logseq_page_lines, logseq_page_props, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
@@ -438,13 +438,15 @@ def _value_text(v) -> str:
     return ""
 
 
-def property_text(props: dict, masked_body: str, skip_key: str | None = None) -> str:
+def property_text(props: dict, masked_body: str, skip_key: str | None = None, logseq: bool = False) -> str:
     """What the note's properties say, as `key: value` lines, for search and `why`: frontmatter
-    properties and inline fields (Dataview `key:: value`, `[key:: value]`, `(key:: value)`, Logseq
-    page and block properties) whose keys are knowledge (PROP_SKIP_KEYS, LOGSEQ_BUILTIN_KEYS).
-    `masked_body`: the body with code blanked. `skip_key`: the property that became the summary
-    (its text is searchable there)."""
+    properties and inline fields whose keys are knowledge (PROP_SKIP_KEYS, LOGSEQ_BUILTIN_KEYS).
+    Inline fields are Dataview's (`key:: value`, `[key:: value]`, `(key:: value)`, anywhere in the
+    note: Dataview gives them to the page), or in a Logseq page (`logseq`) its page properties only
+    (a block's properties are the block's). `masked_body`: the body with code blanked. `skip_key`:
+    the property that became the summary (its text is searchable there)."""
     out: list[str] = []
+    seen: set[str] = set()
     size = 0
     for k, v in props.items():
         key = str(k).strip()
@@ -461,16 +463,23 @@ def property_text(props: dict, masked_body: str, skip_key: str | None = None) ->
                 break
     if "::" in masked_body and size <= PROP_TEXT_MAX:
         found: list[tuple[int, str, str]] = []
+        if logseq:
+            found = [(0, k, v) for k, v in logseq_page_lines(masked_body)]
+            masked_body = ""
         for m in _FIELD_LINE_TEXT_RE.finditer(masked_body):
             found.append((m.start(), m.group(1), m.group(2) or ""))
         for m in _FIELD_BRACKET_RE.finditer(masked_body):
             found.append((m.start(), m.group(1) or m.group(3), (m.group(2) if m.group(1) else m.group(4)) or ""))
-        for _at, key, value in sorted(found):
+        for _at, key, value in sorted(found, key=lambda f: f[0]):
             key, value = key.strip(), " ".join(value.split())
             if not value or _PLACEHOLDER_VALUE_RE.search(value) or _skipped_key(prop_key_norm(key), True):
                 continue
-            out.append(f"{key}: {value[:PROP_VALUE_MAX]}")
-            size += len(out[-1]) + 1
+            line = f"{key}: {value[:PROP_VALUE_MAX]}"
+            if line in seen:  # the same field again (a type on every list item) says nothing more
+                continue
+            seen.add(line)
+            out.append(line)
+            size += len(line) + 1
             if size > PROP_TEXT_MAX:
                 break
     return "\n".join(out)[:PROP_TEXT_MAX]
@@ -803,7 +812,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     if not note.summary:
         text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
         note.summary = first_paragraph(text.replace("`", ""), label_first)
-    note.prop_text = property_text(props or loose, masked, summary_key)
+    note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ)
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
