@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "9"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks; 9: Dendron links label-first;
-# 8: notes_private (private notes found without reading every row)
+SCHEMA_VERSION = "10"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+# 8: notes_private (private notes found without reading every row); 9: fts props column (last, as 5);
+# 10: Dendron links read label-first
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was
@@ -71,7 +72,7 @@ CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_
 CREATE TABLE chunks(path TEXT NOT NULL, seq INTEGER NOT NULL, note_hash TEXT NOT NULL, hash TEXT NOT NULL,
   heading TEXT, start INTEGER, end INTEGER, vec BLOB NOT NULL, PRIMARY KEY(path, seq));
 CREATE INDEX chunks_hash ON chunks(hash);
-CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings,
+CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings, props,
   tokenize = 'unicode61 remove_diacritics 2');
 """
 
@@ -253,10 +254,11 @@ def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
            note.updated, int(note.private), hub, int(note.skipped), note.mtime_ns, note.size, note.hash,
            dumps(note.warnings), len(note.body))
     if note.private:
-        fts = (note.title, "", "", "", "", "")
+        fts = (note.title, "", "", "", "", "", "")
     else:
         fts = (f"{note.title} {note.display_title}" if note.display_title != note.title else note.title,
-               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(headings(note.body)))
+               " ".join(note.aliases), " ".join(note.tags), note.summary, note.body, "\n".join(headings(note.body)),
+               note.prop_text)
     links = []
     for ln in note.links:
         target, amb = resolver.resolve(ln.linkpath, note.path)
@@ -275,7 +277,8 @@ def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> 
         " tags, props, created, updated, private, hub, skipped, mtime_ns, size, hash, warnings,"
         " body_chars) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [(i, *r[0]) for i, r in zip(ids, batch)])
-    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings) VALUES (?,?,?,?,?,?,?)",
+    conn.executemany("INSERT INTO fts(rowid, title, aliases, tags, summary, body, headings, props)"
+                     " VALUES (?,?,?,?,?,?,?,?)",
                      [(i, *r[1]) for i, r in zip(ids, batch)])
     conn.executemany("INSERT INTO tags(path, tag, tag_lc) VALUES (?,?,?)", [t for r in batch for t in r[2]])
     conn.executemany("INSERT INTO aliases(path, alias_lc) VALUES (?,?)", [a for r in batch for a in r[3]])
@@ -291,6 +294,58 @@ def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: 
         delete_note_rows(conn, note.path, keep_vectors=not (note.private or note.skipped))
     nid = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM notes").fetchone()[0]
     insert_rows(conn, [note_rows(note, resolver, cfg.values)], nid)
+
+
+PROP_TITLES_MARK = "\x1f"  # in the fts props text, the titles of the notes property links point to follow it
+
+
+def _link_title_rows(conn: sqlite3.Connection, srcs: list[str] | None) -> list[tuple]:
+    from ..core.sqlutil import rows_in
+    sql = ("SELECT s.id, l.prop, l.linkpath, l.display, t.display_title, l.rowid FROM links l"
+           " JOIN notes s ON s.path = l.src JOIN notes t ON t.path = l.target"
+           " WHERE l.kind = 'property' AND s.private = 0 AND t.private = 0")
+    rows = conn.execute(sql).fetchall() if srcs is None else list(rows_in(conn, sql + " AND l.src IN ({in})", srcs))
+    return [r[:5] for r in sorted(rows, key=lambda r: (r[0], r[5]))]
+
+
+def refresh_link_titles(conn: sqlite3.Connection, srcs: list[str] | None = None) -> int:
+    """Each note's property links (`author: "[[kk]]"`, `director:: [[Ridley Scott]]`) searchable by
+    the title of the note they point to when it differs from the link's text (a Dendron or Foam
+    note's `title:`): `prop: title` lines after PROP_TITLES_MARK in its fts props text, below what
+    the note itself says. `srcs`: the notes to refresh (None: every note, a rebuild). -> rows changed."""
+    from ..core.textutil import fold
+    titles: dict[int, list[str]] = {}
+    for sid, prop, linkpath, display, title in _link_title_rows(conn, srcs):
+        said = {fold(x.strip()) for x in (linkpath, linkpath.rsplit("/", 1)[-1], display or "") if x}
+        if title and fold(title.strip()) not in said:
+            line = f"{prop or 'link'}: {' '.join(title.split())}"
+            if line not in titles.setdefault(sid, []):
+                titles[sid].append(line)
+    if srcs is not None:
+        from ..core.sqlutil import rows_in
+        ids = [r[0] for r in rows_in(conn, "SELECT id FROM notes WHERE path IN ({in}) AND private = 0", srcs)]
+    else:
+        ids = list(titles)
+    n = 0
+    for sid in ids:
+        row = conn.execute("SELECT props FROM fts WHERE rowid = ?", (sid,)).fetchone()
+        if row is None:
+            continue
+        old = row[0] or ""
+        new = old.partition(PROP_TITLES_MARK)[0]
+        if titles.get(sid):
+            new += PROP_TITLES_MARK + "\n".join(titles[sid])
+        if new != old:
+            conn.execute("UPDATE fts SET props = ? WHERE rowid = ?", (new, sid))
+            n += 1
+    return n
+
+
+def property_linkers(conn: sqlite3.Connection, targets: list[str]) -> set[str]:
+    """The notes with a property link to one of `targets` (whose fts props text names their titles)."""
+    from ..core.sqlutil import rows_in
+    return {r[0] for r in rows_in(conn, "SELECT DISTINCT src FROM links WHERE kind = 'property'"
+                                        " AND target IN ({in})", targets)}
 
 
 def _alias_keys(conn: sqlite3.Connection, paths: list[str]) -> set[str]:
@@ -559,6 +614,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
         for stmt in _INDEXES:
             conn.execute(stmt)
+        refresh_link_titles(conn)
         old = cfg.path(INDEX_NAME)
         if old.exists():
             try:
@@ -722,6 +778,8 @@ def _sync_locked(cfg: Config) -> dict:
         # links to an alias a changed or deleted note had (or has now) may resolve elsewhere
         keys: set[str] = _alias_keys(conn, removed_files + [n.path for n in to_parse]) \
             if cfg.resolve_aliases else set()
+        # notes whose property links name a changed note's title (refresh_link_titles)
+        linkers = property_linkers(conn, removed_files + [n.path for n in to_parse])
         for p in removed_files:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
@@ -737,6 +795,8 @@ def _sync_locked(cfg: Config) -> dict:
             for note in to_parse:
                 keys |= {L.name_key(a) for a in note.aliases}
         reresolve(conn, keys, resolver)
+        linkers |= property_linkers(conn, added_files + [n.path for n in to_parse])
+        refresh_link_titles(conn, sorted(linkers | {n.path for n in to_parse}))
         conn.execute("DELETE FROM warnings WHERE kind IN ('symlink', 'unreadable')")
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
         changed = bool(to_parse or removed_files or new_att)
@@ -792,6 +852,7 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
         conn.execute("BEGIN IMMEDIATE")
         resolver = sql_resolver(conn, cfg)
         keys: set[str] = set()
+        linkers = property_linkers(conn, rels)  # notes whose property links name their titles
         for rel in rels:
             full = os.path.join(cfg.vault, rel)
             exists = rel.lower().endswith(".md") and os.path.isfile(full)
@@ -828,6 +889,8 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             write_note(conn, note, resolver, cfg)
             stats["reindexed"] += 1
         reresolve(conn, keys, resolver)
+        linkers |= property_linkers(conn, rels)
+        refresh_link_titles(conn, sorted(linkers | set(rels)))
         if stats["reindexed"] or stats["removed"]:
             set_meta(conn, changed_at=time.time())
         conn.execute("COMMIT")
@@ -888,6 +951,7 @@ def snapshot(conn: sqlite3.Connection) -> dict:
         "warnings": sorted(tuple(r) for r in conn.execute(
             "SELECT path, kind, message FROM warnings WHERE kind NOT IN ('symlink','unreadable')")),
         "fts": sorted(tuple(r) for r in conn.execute(
-            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings FROM fts f JOIN notes n ON n.id=f.rowid")),
+            "SELECT n.path, f.title, f.aliases, f.tags, f.summary, f.body, f.headings, f.props FROM fts f"
+            " JOIN notes n ON n.id=f.rowid")),
         "fts_rows": conn.execute("SELECT count(*) FROM fts").fetchone()[0],
     }

@@ -1,7 +1,7 @@
 """"What do we know about X?": ranked, grouped, explained answers within a token budget; search.
 
 Retrieval (retrieve.py): separate retrievers, each a ranked list with its reason: lexical (BM25 over
-title, aliases, tags, headings, summary, body), names (a title, alias, tag or project the question
+title, aliases, tags, headings, summary, body, properties), names (a title, alias, tag or project the question
 names), semantic (close in meaning, when the semantic layer is on) and graph (neighbours of the best
 candidates over links, typed relations and rare shared tags), fused (retrieve.RETRIEVERS, retrieve.fuse).
 Then the rules of RULES below (kind asked for, status, journal, history, confidence, recency),

@@ -32,14 +32,33 @@ _JOURNAL_RE = re.compile(r"(\d{4})[_-](\d{2})[_-](\d{2})")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def logseq_page_props(body: str, limit: int = 50) -> dict[str, str]:
-    """The `key:: value` lines that open a Logseq page (its page properties), lowercased keys."""
-    out: dict[str, str] = {}
-    for line in body[:4000].lstrip("\n").split("\n", limit)[:limit]:
-        m = _LOGSEQ_PROP_RE.fullmatch(line.strip())
+def logseq_page_lines(body: str, limit: int = 50) -> list[tuple[str, str]]:
+    """The page properties of a Logseq page, (key as written, value) in order: the `key:: value`
+    lines that open it, before its first block, or its first block when that block holds nothing
+    but properties (`- key:: value` and the block's further property lines). Properties of any
+    other block (`id::`, `collapsed::`, a block's own fields) are the block's, not the page's."""
+    out: list[tuple[str, str]] = []
+    for i, line in enumerate(body[:PAGE_PROPS_CHARS].lstrip("\n").split("\n", limit)[:limit]):
+        text = line.strip()
+        if i == 0 and text.startswith("- "):
+            text = text[2:].lstrip()
+        elif i and line[:1] not in ("", " ", "\t") and out and body.lstrip("\n").startswith("- "):
+            break  # the next block after a first block of properties
+        m = _LOGSEQ_PROP_RE.fullmatch(text)
         if m is None:
             break
-        out.setdefault(m.group(1).lower(), m.group(2).strip())
+        out.append((m.group(1), m.group(2).strip()))
+    return out
+
+
+PAGE_PROPS_CHARS = 4000  # how far into a page its page properties are looked for
+
+
+def logseq_page_props(body: str, limit: int = 50) -> dict[str, str]:
+    """The page properties of a Logseq page (logseq_page_lines), lowercased keys, the first of each."""
+    out: dict[str, str] = {}
+    for key, value in logseq_page_lines(body, limit):
+        out.setdefault(key.lower(), value)
     return out
 
 

@@ -13,10 +13,11 @@ TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
     from typing import Any, Iterator
 
+from ..core import textutil as T
 from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
-from .dialect import DENDRON, OBSIDIAN, title_for
+from .dialect import DENDRON, LOGSEQ, OBSIDIAN, logseq_page_lines, logseq_page_props, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
@@ -43,6 +44,23 @@ DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
 # date followed by a separator (`2023-01-02: fixed …`, `v0.5.1 - added …`): a log entry, not a summary.
 CHANGELOG_RE = re.compile(r"(?:v\d+(?:\.\d+)++|\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.]*+)?(?:[\s:\u2013\u2014]|$)"
                           r"|\d{4}-\d{2}-\d{2}(?:\s*+[:\u2013\u2014]|\s++-\s|\s*+$)")
+# HTML tags (`<img src=…>`, `<a href=…>`, `</div>`): markup, never a summary's words; the text
+# between tags is kept. A `<` that opens no tag name (`a < b`, `<https://…>`) is text.
+HTML_TAG_RE = re.compile(r"</?([A-Za-z][\w-]*+)(?:\s[^<>\n]*+)?/?>")
+_INLINE_TAGS = frozenset("a abbr b bdi bdo cite code data dfn em i kbd mark q s samp small span strong sub sup "
+                         "time u var".split())  # inside a word or sentence: dropped, not a space
+
+
+def _html_tag(m: re.Match) -> str:
+    return "" if m.group(1).lower() in _INLINE_TAGS else " "
+
+# Template text, not prose: a fill-in bracket a template leaves for its user (`[Start Date]`,
+# `[Lead's Name]`: capitalised words in brackets that are no link, task box, footnote or callout),
+# and the instruction set in emphasis beside it (`*(Replace with actual start date)*`).
+FILL_IN_RE = re.compile(r"(?<![\[!\\])\[[A-Z][^\[\]\n]{0,80}+\](?![(\[:])")
+INSTRUCTION_RE = re.compile(r"(\*|_)\([^()\n]*+\)\1")
+# Dataview's inline queries (`= this.file.name`, `$= dv.…`): computed by the app, never text
+DATAVIEW_INLINE_RE = re.compile(r"`\$?=[^`\n]*+`")
 # A line that is all bold (`**Setup**`) with no sentence end: a heading written by hand
 _BOLD_HEADING_RE = re.compile(r"(\*\*|__)[^*_\n]++\1:?")
 _SETEXT_RE = re.compile(r"=++|-++")
@@ -50,11 +68,60 @@ _SETEXT_RE = re.compile(r"=++|-++")
 _FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$)")
 # What is left of a line once its links are taken out, when the line held nothing but links
 # (a table of contents, a "See also" row): separators and list punctuation.
-_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\([^()\n]*+\)|https?://\S++)")
-_SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←>\-–—()]*+")
+_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\([^()\n]*+\)|[A-Za-z][\w+.-]*+://\S++)")
+_SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←<>\-–—()*_]*+")
+# A label before a line's links (`Source: https://…`, `*Source:* [[x]]`): with nothing but links
+# after it, the line is a reference, not prose
+_LINK_LABEL_RE = re.compile(r"[*_]{0,2}+[^\W_][\w /-]{0,30}+:[*_]{0,2}+\s")
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
+
+# ---- property text: what a note's properties say, searchable (index/store.py's fts `props` column)
+# A property's key normalised for the lists below: lowercase letters and digits only ("Date Created",
+# "date_created" and "date-created" are one key).
+_KEY_NORM_RE = re.compile(r"[^0-9a-z]+")
+# Keys whose values are no knowledge of their own, in frontmatter and inline fields alike: what the
+# index keeps in columns of their own (title, aliases, tags; project, which `query` finds when the
+# question names it), the plugin's bookkeeping (dates of
+# the note itself, confidence, validation), and how a note is published or shown (CSS classes,
+# banners, SEO and social-card fields, publish flags, layout). A note's `id` is kept: an owner may ask
+# by it, and its random tokens match nothing else.
+PROP_SKIP_KEYS = frozenset((
+    "title", "aliases", "alias", "tags", "tag", "project",
+    "created", "updated", "modified", "lastvalidated", "confidence", "datecreated", "datemodified",
+    "dateupdated", "createdat", "updatedat", "lastmodified", "creationdate", "modificationdate",
+    "cssclasses", "cssclass", "publish", "permalink", "slug", "layout", "draft", "template",
+    "cover", "coverimage", "coverurl", "icon", "sticker", "navorder", "navexclude", "weight", "toc",
+    "comments", "sidebar", "hidden", "excludefromproject"))
+PROP_SKIP_PREFIXES = ("banner", "seo", "css", "og", "twitter", "image", "thumbnail")
+# `type` and `status` values the plugin's own rules read (query's kind asked for and status rules, the
+# brief's lists of open pitfalls and current decisions): they steer, they are not the note's words.
+# Any other value (`Status: WIP`, `Type: Development`) is the owner's, and searchable.
+RULE_VALUES = frozenset(T.TYPE_WORDS.values()) | set(T.STATUS_WORDS) | {
+    v for vs in T.STATUS_WORDS.values() for v in vs} | {
+    "note", "hub", "moc", "journal", "concept", "active", "superseded", "retracted", "stale", "deprecated",
+    "obsolete", "archived", "closed", "fixed", "rejected"}
+_RULE_KEYS = ("type", "status")
+# Logseq's own block properties (docs.logseq.com, "Built-in properties"): a block's anchor and how it
+# is drawn, never a fact of the page (`id::` is the target of a ((block ref))).
+LOGSEQ_BUILTIN_KEYS = frozenset((
+    "id", "collapsed", "heading", "backgroundcolor", "hlpage", "hlcolor", "hltype", "hlstamp", "lstype",
+    "template", "templateincludingparent", "filters", "public", "icon", "querytable", "queryproperties",
+    "querysortby", "querysortdesc", "logseqorderlistype", "logseqtocollapse"))
+PROP_TEXT_MAX = 20_000  # characters of property text kept per note (a value past it is not searchable)
+PROP_VALUE_MAX = 2_000   # characters of one value
+# Dataview inline fields (blacksmithgu.github.io/obsidian-dataview, "Adding Metadata"), and Logseq
+# properties, which are written the same way: `key:: value` as a line of its own (also in a list item
+# or a callout, `**key**:: value` with the key in bold), and `[key:: value]` / `(key:: value)` inside
+# a line. Keys start with a letter or digit; a value runs to the end of the line or the bracket.
+_FIELD_LINE_TEXT_RE = re.compile(
+    r"^[ \t]*+(?:>[ \t]*+)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]++)?(?:\*\*|__)?([^\W_][\w \-/]{0,60}?)(?:\*\*|__)?::"
+    r"(?:[ \t]++([^\n]*+))?$", re.M)
+_FIELD_BRACKET_RE = re.compile(
+    r"(?<!\[)\[([^\W_][\w \-]{0,60}?)::[ \t]*+((?:[^\[\]\n]|\[\[[^\[\]\n]*+\]\])*+)\]"
+    r"|\(([^\W_][\w \-]{0,60}?)::[ \t]*+([^()\n]*+)\)")
+_PLACEHOLDER_VALUE_RE = re.compile(r"\{\{|<%|\$\{")  # a template's variable, never a fact
 
 
 @dataclass
@@ -72,6 +139,7 @@ class Note:
     updated: str | None = None
     private: bool = False
     props: dict[str, Any] = field(default_factory=dict)
+    prop_text: str = ""             # "key: value" lines: the properties and inline fields that are knowledge
     links: list[L.RawLink] = field(default_factory=list)
     body: str = ""
     warnings: list[str] = field(default_factory=list)
@@ -269,6 +337,52 @@ def simple_yaml(fm: str) -> dict | None:
 
 
 
+def _prop_ci(props: dict, *names: str):
+    """The value of the first of `names` the properties have, in any case (`Tags`, `ALIASES`): Obsidian
+    reads its tags and aliases properties case-insensitively (its /^tags?$/i, /^alias(es)?$/i)."""
+    for name in names:
+        if name in props:
+            return props[name]
+    if props:
+        low = {}
+        for k in props:
+            low.setdefault(k.lower(), k)
+        for name in names:
+            if name in low:
+                return props[low[name]]
+    return None
+
+
+def _loose_props(fm: str) -> dict[str, str]:
+    """The top-level `key: scalar` lines of a frontmatter YAML cannot read (one bad line hides every
+    property from YAML): what they say is still the owner's, searchable as property text (only)."""
+    out: dict[str, str] = {}
+    for line in fm.split("\n"):
+        m = _LOOSE_KEY_RE.fullmatch(line.rstrip())
+        if m and m.group(2):
+            v = m.group(2).strip()
+            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+                v = v[1:-1]
+            out.setdefault(m.group(1).strip(), v)
+    return out
+
+
+_LOOSE_KEY_RE = re.compile(r"([A-Za-z_][\w \-]{0,60}?):[ \t]+([^\[{|>&*!#][^\n]*)")
+
+
+def _logseq_names(value: str) -> list[str]:
+    """A Logseq property value's page names: `[[A]], [[B c]], #d, e` -> A, B c, d, e."""
+    out = []
+    for m in _LOGSEQ_NAME_RE.finditer(value):
+        name = (m.group(1) or m.group(2) or m.group(3) or "").strip()
+        if name:
+            out.append(name)
+    return out
+
+
+_LOGSEQ_NAME_RE = re.compile(r"\[\[([^\[\]\n]*+)\]\]|#\[\[([^\[\]\n]*+)\]\]|#?([^,\[\]#\n]+)")
+
+
 def _str_list(value) -> list[str]:
     if value is None:
         return []
@@ -295,6 +409,80 @@ def _date(value) -> str | None:
     if isinstance(value, (_dt.date, _dt.datetime)):
         return value.isoformat()
     return str(value)
+
+
+def prop_key_norm(key: str) -> str:
+    """A property key as the skip lists hold it: "Date Created" -> "datecreated"."""
+    return _KEY_NORM_RE.sub("", key.lower())
+
+
+def _skipped_key(norm: str, inline: bool) -> bool:
+    return (not norm or norm in PROP_SKIP_KEYS or norm.startswith(PROP_SKIP_PREFIXES)
+            or (inline and norm in LOGSEQ_BUILTIN_KEYS))
+
+
+def _value_text(v) -> str:
+    """One property value as its words: text (whitespace made one space), numbers and dates as
+    written; a list of them joined by ", "; booleans, nulls, mappings and template variables are
+    no text."""
+    t = type(v)
+    if t is str:
+        text = " ".join(v.split())
+        return "" if _PLACEHOLDER_VALUE_RE.search(text) else text[:PROP_VALUE_MAX]
+    if t is int or t is float:
+        return repr(v)
+    if isinstance(v, (_dt.date, _dt.datetime)):
+        return v.isoformat()
+    if t is list:
+        return ", ".join(x for x in (_value_text(i) for i in v if type(i) is not list) if x)[:PROP_VALUE_MAX]
+    return ""
+
+
+def property_text(props: dict, masked_body: str, skip_key: str | None = None, logseq: bool = False) -> str:
+    """What the note's properties say, as `key: value` lines, for search and `why`: frontmatter
+    properties and inline fields whose keys are knowledge (PROP_SKIP_KEYS, LOGSEQ_BUILTIN_KEYS).
+    Inline fields are Dataview's (`key:: value`, `[key:: value]`, `(key:: value)`, anywhere in the
+    note: Dataview gives them to the page), or in a Logseq page (`logseq`) its page properties only
+    (a block's properties are the block's). `masked_body`: the body with code blanked. `skip_key`:
+    the property that became the summary (its text is searchable there)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    size = 0
+    for k, v in props.items():
+        key = str(k).strip()
+        norm = prop_key_norm(key)
+        if key == skip_key or _skipped_key(norm, False):
+            continue
+        if norm in _RULE_KEYS:
+            v = [x for x in (v if type(v) is list else [v]) if not (type(x) is str and x.strip().lower() in RULE_VALUES)]
+        text = _value_text(v)
+        if text:
+            out.append(f"{key}: {text}")
+            size += len(out[-1]) + 1
+            if size > PROP_TEXT_MAX:
+                break
+    if "::" in masked_body and size <= PROP_TEXT_MAX:
+        found: list[tuple[int, str, str]] = []
+        if logseq:
+            found = [(0, k, v) for k, v in logseq_page_lines(masked_body)]
+            masked_body = ""
+        for m in _FIELD_LINE_TEXT_RE.finditer(masked_body):
+            found.append((m.start(), m.group(1), m.group(2) or ""))
+        for m in _FIELD_BRACKET_RE.finditer(masked_body):
+            found.append((m.start(), m.group(1) or m.group(3), (m.group(2) if m.group(1) else m.group(4)) or ""))
+        for _at, key, value in sorted(found, key=lambda f: f[0]):
+            key, value = key.strip(), " ".join(value.split())
+            if not value or _PLACEHOLDER_VALUE_RE.search(value) or _skipped_key(prop_key_norm(key), True):
+                continue
+            line = f"{key}: {value[:PROP_VALUE_MAX]}"
+            if line in seen:  # the same field again (a type on every list item) says nothing more
+                continue
+            seen.add(line)
+            out.append(line)
+            size += len(line) + 1
+            if size > PROP_TEXT_MAX:
+                break
+    return "\n".join(out)[:PROP_TEXT_MAX]
 
 
 def _emph(m: re.Match) -> str:
@@ -350,9 +538,12 @@ def _lines(text: str, limit: int) -> Iterator[str]:
 
 
 def clean_summary(s: str, label_first: bool = False) -> str:
-    """Summary text as its reader sees it: placeholders dropped, links read as their labels, cut."""
+    """Summary text as its reader sees it: placeholders and HTML tags dropped, links read as their
+    labels, cut."""
     if "{{" in s or "<%" in s or "((" in s or "#placeholder/" in s:
         s = PLACEHOLDER_RE.sub(" ", s)
+    if "<" in s:
+        s = HTML_TAG_RE.sub(_html_tag, s)
     if "dendron://" in s:
         s = DENDRON_URL_RE.sub(_group1, s)
     s = plain_text(s, label_first=label_first)
@@ -361,7 +552,8 @@ def clean_summary(s: str, label_first: bool = False) -> str:
 
 
 def _links_only(s: str) -> bool:
-    return not _SEPARATORS_RE.sub("", _LINKS_ONLY_RE.sub("", s))
+    m = _LINK_LABEL_RE.match(s)
+    return not _SEPARATORS_RE.sub("", _LINKS_ONLY_RE.sub("", s[m.end():] if m else s))
 
 
 def first_paragraph(masked_body: str, label_first: bool = False) -> str:
@@ -370,6 +562,7 @@ def first_paragraph(masked_body: str, label_first: bool = False) -> str:
     fields and changelog lines (CHANGELOG_RE)."""
     para: list[str] = []
     size = 0
+    listed = False  # the paragraph so far is a list item's (a lone `-` after it is an empty item)
     in_comment = False  # inside a `%% … %%` comment that spans lines
     # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
     for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
@@ -391,27 +584,50 @@ def first_paragraph(masked_body: str, label_first: bool = False) -> str:
             if para:
                 break
             continue
-        if para and _SETEXT_RE.fullmatch(s):  # the paragraph so far was a setext heading
-            para, size = [], 0
+        if para and _SETEXT_RE.fullmatch(s):
+            if listed:  # an empty list item ends the item before it
+                break
+            para, size = [], 0  # the paragraph so far was a setext heading
             continue
         if s.startswith("|") or s.startswith("---") or s.startswith("![") or s.startswith("==="):
             if para:
                 break
             continue
         if s[0] == ">":
-            s = _QUOTE_MARKS_RE.sub("", s)
+            m = _QUOTE_MARKS_RE.match(s)
+            s = s[m.end():]
+            # a callout's first line: its type and title, a heading of the callout unless the title
+            # is a sentence (`> [!TIP] This is my homepage.`); a heading inside a quote is one too
+            if (m.group(2) and not _SENTENCE_END_RE.search(s + " ")) or (
+                    s.startswith("#") and (len(s) == 1 or s[1] in "# \t")):
+                if para:
+                    break
+                continue
+        item = False
         if s and (s[0] in "-*+" or s[0].isdigit()):
-            s = _LIST_MARK_RE.sub("", s)
-        if s and ("{{" in s or "<%" in s or "((" in s or "#placeholder/" in s):
-            s = PLACEHOLDER_RE.sub(" ", s).strip()
+            s, item = _LIST_MARK_RE.subn("", s)
+            if item and s.startswith("#") and (len(s) == 1 or s[1] in "# \t"):  # a heading in a list item (Logseq)
+                if para:
+                    break
+                continue
+        if s and ("{{" in s or "<%" in s or "((" in s or "#placeholder/" in s or "<" in s):
+            s = HTML_TAG_RE.sub(_html_tag, PLACEHOLDER_RE.sub(" ", s)).strip()
             if not _SEPARATORS_RE.sub("", s):
-                continue  # a placeholder-only line: as if it were not there
+                continue  # a placeholder-only or markup-only line: as if it were not there
+        if s and "[" in s and FILL_IN_RE.search(s):
+            continue  # a template's fill-in line: template text, not prose
+        if s and "(" in s and INSTRUCTION_RE.search(s):
+            s = INSTRUCTION_RE.sub(" ", s).strip()
+            if not _SEPARATORS_RE.sub("", s):
+                continue
         if s and (_links_only(s) or CHANGELOG_RE.match(s) or _BOLD_HEADING_RE.fullmatch(s)
                   or ("::" in s and _FIELD_LINE_RE.match(s))):
             if para:
                 break
             continue
         if s:
+            if not para:
+                listed = bool(item)
             para.append(s)
             size += len(s) + 1
     return clean_summary(" ".join(para), label_first)
@@ -517,6 +733,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     budget.check("decoding")
     fm, body, offset = split_frontmatter(text)
     props: dict[str, Any] = {}
+    loose: dict[str, str] = {}  # what a frontmatter YAML cannot read says, for search only
     if fm is not None and fm.strip():
         data = simple_yaml(fm)  # first, and without importing yaml (~25 ms of a hook that reindexes a note)
         # what simple_yaml reads is one level of scalars and lists of scalars, at most one value per
@@ -531,6 +748,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 problem = getattr(e, "problem", None) or str(e).split("\n")[0]
                 note.warnings.append(f"invalid YAML properties ({problem}{where}): properties ignored")
                 data = None
+                loose = _loose_props(fm)
         budget.check("properties")
         why = props_too_big(data) if not small and isinstance(data, (dict, list)) else None
         if why:
@@ -553,9 +771,14 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
 
     blocks = L.mask_blocks(body, check)  # what the summary is read from, and the first steps of `masked`
     masked = L.mask_spans(blocks, keep_obsidian_comments=keep_comments, check=check)
-    note.links = L.extract_property_links(props) + L.extract_body_links(body, offset, masked=masked)
+    note.links = L.extract_property_links(props, cfg_values.get("dialect")) + L.extract_body_links(
+        body, offset, masked=masked, dialect=cfg_values.get("dialect"))
     budget.check("links")
-    tags = _tag_list(props.get("tags", props.get("tag")))
+    dialect = cfg_values.get("dialect", OBSIDIAN)
+    # Logseq's page properties `tags::` and `alias::` are the page's tags and aliases (its docs,
+    # "Properties"): `[[A]], [[B c]], #d` or plain words, comma-separated
+    page = logseq_page_props(body) if dialect == LOGSEQ and "::" in body[:4000] else {}
+    tags = _tag_list(_prop_ci(props, "tags", "tag")) + _logseq_names(page.get("tags", ""))
     tag_text = masked if keep_comments is False else L.OBSIDIAN_COMMENT_RE.sub(L._blank, masked) \
         if "%%" in masked else masked
     tags += L.extract_inline_tags(tag_text)
@@ -566,8 +789,10 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             seen.add(key)
             uniq.append(t)
     note.tags = uniq
-    note.aliases = _str_list(props.get("aliases", props.get("alias")))
-    dialect = cfg_values.get("dialect", OBSIDIAN)
+    note.aliases = _str_list(_prop_ci(props, "aliases", "alias"))
+    for a in _logseq_names(page.get("alias", "")):
+        if a.lower() not in {x.lower() for x in note.aliases}:
+            note.aliases.append(a)
     # the title the vault's app shows (dialect.py); an H1 is body text
     note.display_title, names = title_for(path, props, body, dialect)
     for name in names:
@@ -576,14 +801,19 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             note.aliases.append(name)
     label_first = dialect == DENDRON
     note.summary = ""
+    summary_key = None
     for key in SUMMARY_KEYS:
         value = props.get(key)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value).strip():
             note.summary = clean_summary(str(value), label_first)
             if note.summary:
+                # its text is searchable in the summary, unless the summary is a cut of it
+                summary_key = key if len(note.summary) >= len(" ".join(str(value).split())) - 1 else None
                 break
     if not note.summary:
-        note.summary = first_paragraph(blocks.replace("`", ""), label_first)
+        text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
+        note.summary = first_paragraph(text.replace("`", ""), label_first)
+    note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ)
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
