@@ -37,6 +37,7 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     # Dendron: project.<name>, with or without a note for the hierarchy's top
     ("dendron", "tollgate", "project.tollgate.md"),
     ("dendron", "beacon-worker", "project.beacon-worker.queue.md"),
+    ("dendron", "zigbee-lamp", "proj.zigbee-lamp.md"),  # the usual abbreviation
     ("dendron", "kubernetes-operator", None),
     # Logseq: a `type::` page property; the `Project` column of a table (not its `Type` column)
     ("logseq", "SnapTessSCAD", "pages/SnapTessSCAD.md"),

@@ -198,3 +198,67 @@ def test_a_flat_vaults_daily_note_at_the_root_is_written(tmp_path):
     cache.mkdir()
     journal.append(str(v), str(cache), rel, "- 12:00 · a line", when, journal.new_day_text(str(v), rel, when, "foam"))
     assert (v / rel).read_text() == "---\ntype: journal\ntitle: 2024 notes\ntags:\n  - Journal\n---\n\n- 12:00 · a line\n"
+
+
+def test_the_apps_daily_notes_are_journals(tmp_path):
+    """A note the app made as a daily note (its folder and file-name format, Logseq's journals folder,
+    Dendron's journal hierarchy) is a journal: never a hub, and its lines reach the brief's journal."""
+    from memory_plugin.vault.notes import parse_note
+
+    def types(vault: Path, rels: list[str]) -> dict[str, str]:
+        cfg = load_config(vault=vault, cache_dir=tmp_path / (vault.name + "-cache"))
+        return {r: parse_note(r, b"Some text.\n", cfg.values).type for r in rels}
+
+    obs = tmp_path / "obs"
+    put(obs, ".obsidian/daily-notes.json", json.dumps({"folder": "Daily", "format": "dddd, MMMM Do YYYY"}))
+    assert types(obs, ["Daily/Tuesday, March 5th 2024.md", "Daily/Weekly review.md", "Notes/2024-03-05.md"]) == {
+        "Daily/Tuesday, March 5th 2024.md": "journal", "Daily/Weekly review.md": "note", "Notes/2024-03-05.md": "note"}
+    foam = tmp_path / "foam"
+    put(foam, ".foam/templates/daily-note.md", '---\nfoam_template:\n  filepath: "journal-$FOAM_DATE_YEAR.md"\n---\n')
+    assert types(foam, ["journal-2021.md", "journal.md", "notes-2021.md"]) == {
+        "journal-2021.md": "journal", "journal.md": "note", "notes-2021.md": "note"}
+    lsq = tmp_path / "lsq"
+    put(lsq, "logseq/config.edn", '{:journals-directory "days"}\n')
+    assert types(lsq, ["days/2024_03_05.md", "pages/days.md"]) == {"days/2024_03_05.md": "journal", "pages/days.md": "note"}
+    den = tmp_path / "den"
+    put(den, "dendron.yml", "version: 5\n")
+    assert types(den, ["daily.journal.2024.03.05.md", "journal.md", "daily.md"]) == {
+        "daily.journal.2024.03.05.md": "journal", "journal.md": "note", "daily.md": "note"}
+    # an explicit type still wins
+    cfg = load_config(vault=obs, cache_dir=tmp_path / "c2")
+    assert parse_note("Daily/Tuesday, March 5th 2024.md", b"---\ntype: meeting\n---\nx\n", cfg.values).type == "meeting"
+
+
+def test_the_general_notes_folder_and_the_properties_each_note_fills(tmp_path):
+    """kepano's template: own notes in `Notes/`, `topics:` on most notes with values of their own. A new
+    note goes to Notes/ and carries `topics: []` for the owner to fill. A plain folder with a `Notes/`
+    keeps the plugin's layout (no app's convention says what that folder is)."""
+    v = tmp_path / "kep"
+    (v / ".obsidian").mkdir(parents=True)
+    for i in range(3):
+        put(v, f"Notes/Idea {i}.md", f'---\ntopics:\n  - "[[T{i}]]"\ncreated: 2024-01-0{i + 1}\n---\nIdea {i}.\n')
+    for i in range(5):
+        put(v, f"References/Ref {i}.md", f'---\ntopics:\n  - "[[R{i}]]"\n---\nRef {i}.\n')
+    d = dry_run(v)
+    assert d["path"] == "Notes/Zq check decision.md"
+    assert "\ntopics: []\n" in d["text"]
+    plain = tmp_path / "plain"
+    for i in range(6):
+        put(plain, f"Notes/n{i}.md", f"Some text {i}.\n")
+    assert dry_run(plain)["path"] == "Decisions/Zq check decision.md"
+
+
+def test_dendron_note_is_a_hierarchy_name_with_dendrons_frontmatter(tmp_path):
+    import re
+
+    v = tmp_path / "den"
+    put(v, "dendron.yml", "version: 5\n")
+    for i in range(6):
+        put(v, f"vault/topic.n{i}.md", f"---\nid: abc{i}\ntitle: N{i}\ndesc: ''\nupdated: 1645185550463\n"
+                                       f"created: 1645185550463\n---\nText {i}.\n")
+    d = dry_run(v)
+    assert d["path"] == "vault/decisions.zq-check-decision.md"
+    text = d["text"]
+    assert re.match(r"---\nid: [0-9A-Za-z]{21,}\ntitle: Zq check decision\ndesc: \"A decision to check where it "
+                    r"lands.\"\nupdated: \d{13}\ncreated: \d{13}\n", text), text
+    assert "\n# " not in text

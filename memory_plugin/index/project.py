@@ -158,7 +158,7 @@ def candidates(cwd: str | None = None) -> list[tuple[str, str]]:
 
 # The words a vault names its projects, or a list of them, with: a `Projects` folder (`1 Projects`,
 # `02 - PROJECTS`), `type: project`, `categories: [[Projects]]`, a `#Type/Project` tag, `project.foo`.
-PROJECT_WORDS = ("project", "projects")
+PROJECT_WORDS = ("project", "projects", "proj", "projs", "prj")  # with the usual abbreviations (`proj.foo`)
 # Properties that say what kind of note a note is: it is a project when one names the word.
 KIND_PROPS = ("type", "types", "kind", "category", "categories", "tags", "tag")
 # Properties naming the project's repository: any value is its name or address (`repo: tollgate-api`).
@@ -317,11 +317,13 @@ def catalog(conn) -> list[dict]:
     linked = {t for (t,) in conn.execute("SELECT DISTINCT target FROM links WHERE prop = 'project' "
                                          "AND target IS NOT NULL")}
     # one pass over the notes that may be projects or list them: their path, title, properties or
-    # tags say "project", a property may hold a repository, a `project:` link points to them
+    # tags say "project" (or an abbreviation of it), a property may hold a repository, a `project:`
+    # link points to them
     rows = conn.execute(
         """SELECT path, folder, title, display_title, type, aliases, tags, props FROM notes
-           WHERE private = 0 AND type != 'journal' AND (path LIKE '%project%' OR display_title LIKE '%project%'
-             OR props LIKE '%project%' OR tags LIKE '%project%' OR props LIKE '%"repo%' OR props LIKE '%://%'
+           WHERE private = 0 AND type != 'journal' AND (path LIKE '%proj%' OR path LIKE '%prj%'
+             OR display_title LIKE '%proj%' OR props LIKE '%proj%' OR props LIKE '%prj%' OR tags LIKE '%proj%'
+             OR tags LIKE '%prj%' OR props LIKE '%"repo%' OR props LIKE '%://%'
              OR props LIKE '%git@%'
              OR path IN (SELECT target FROM links WHERE prop = 'project' AND target IS NOT NULL))""").fetchall()
     noted: set[str] = set()

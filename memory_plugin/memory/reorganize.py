@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from . import write as M
 from ..index import lifecycle as L
-from ..vault import propedit
+from ..vault import appsettings, propedit
 from ..core import textutil as T
 from ..core.config import Config
 from ..core.errors import MemoryPluginError
@@ -91,28 +91,12 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
 # ---------------------------------------------------------------- the vault's own shape
 
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
-_DENDRON_JOURNAL_RE = re.compile(r"(?:^|\.)journal\.\d{4}(?:\.\d{2}){0,2}$")  # Dendron's daily.journal.Y.M.D
 
 
 def _settings(vault, *parts: str) -> dict:
     """A JSON settings file of the vault's app (`.obsidian/...`), {} when absent or unreadable."""
-    try:
-        with open(os.path.join(vault, *parts), encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return {}
+    data = appsettings.read_json(os.path.join(vault, *parts))
     return data if isinstance(data, dict) else {}
-
-
-def _edn_string(vault, rel: str, key: str) -> str | None:
-    """A string setting of Logseq's config.edn (`:journals-directory "journals"`), not commented out."""
-    try:
-        with open(os.path.join(vault, rel), encoding="utf-8") as f:
-            text = f.read(200_000)
-    except OSError:
-        return None
-    m = re.search(r"^[ \t]*" + re.escape(key) + r"[ \t]+\"([^\"\n]*)\"", text, re.M)
-    return m.group(1) if m else None
 
 
 def _folders_of(settings: list) -> list[str]:
@@ -145,7 +129,7 @@ class VaultShape:
             if isinstance(conf, dict) and conf.get("enabled"):
                 jfolders.append(str(conf.get("folder") or "").strip("/"))
         if dialect == "logseq":
-            jfolders.append((_edn_string(vault, "logseq/config.edn", ":journals-directory") or "journals").strip("/"))
+            jfolders.append((appsettings.logseq_config(vault).get(":journals-directory") or "journals").strip("/"))
         jfolders = [f for f in jfolders if f]
         templates, journals = set(), set()
         for n in notes:
@@ -156,7 +140,7 @@ class VaultShape:
                     and _TEMPLATE_LINE_RE.search(n["body"] or "")):
                 templates.add(path)
             elif n["type"] == "journal" or any(path.startswith(f + "/") for f in jfolders) or (
-                    dialect == "dendron" and _DENDRON_JOURNAL_RE.search(path[:-3])):
+                    dialect == "dendron" and appsettings.DENDRON_JOURNAL_RE.search(path[:-3])):
                 journals.add(path)
         parent: dict[str, str | None] = {}
         children: set[str] = set()

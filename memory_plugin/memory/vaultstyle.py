@@ -144,6 +144,10 @@ CONCEPTS = {
 # What the index reads by these exact names (the lifecycle of a memory, vault/notes.py): never respelled.
 OWN_KEYS = {"type", "summary", "status", "confidence", "last_validated", "project", "supersedes",
             "superseded_by", "related", "valid_to", "contradicts", "private"}
+# Keys a new note never carries empty: its own text and identity are written by their concepts above,
+# and an app's bookkeeping (Dendron's id and timestamps, publishing flags) is not the owner's to fill
+WRITTEN_ELSEWHERE = {"title", "summary", "description", "desc", "id", "uid", "updated", "publish",
+                     "permalink", "cssclasses", "cssclass"}
 # Category-like properties: a vault that marks what a note is by linking a category note from one of them
 CATEGORY_KEYS = ("categories", "category")
 _SLUG_RE = re.compile(r"[^\W_A-Z]+(?:-[^\W_A-Z]+)+")
@@ -159,6 +163,7 @@ class Style:
         self.keys: dict[str, str] = {}      # concept -> the vault's spelling ("created" -> "Date Created")
         self.schema: set[str] = set()       # concepts most notes carry (written even when empty)
         self.constants: list[tuple[str, object]] = []  # (key, value) most notes carry as is
+        self.empty: list[tuple[str, object]] = []  # (key, [] or "") most notes carry, each its own value
         self.category_key: str | None = None  # `categories` when the vault marks kinds with linked notes
         self.h1 = True
         self.slug = False
@@ -173,8 +178,8 @@ class Style:
 
     def folder(self, cfg: Config, type_: str) -> str:
         """The type's folder when the vault or the user has one; else the folder the app's settings
-        name for new notes; else the folder where the app's notes visibly live; else a numbered
-        PARA inbox (`00 - INBOX`); else the plugin's layout."""
+        name for new notes; else the folder where the app's notes visibly live; else the vault's
+        general-notes folder by its name (`Notes/`, `00 - INBOX`); else the plugin's layout."""
         folder, named = _type_folder(cfg, type_)
         if named:
             return folder
@@ -182,29 +187,39 @@ class Style:
             return self.new_note_folder
         if self.home_folder is not None:
             return self.home_folder
-        inbox = _para_inbox(cfg)
+        inbox = _general_folder(cfg, self.dialect)
         return folder if inbox is None else inbox
 
     def key(self, concept: str) -> str:
         return self.keys.get(concept, concept)
 
-    def file_name(self, name: str) -> str:
-        """`name` as the vault names files: a kebab-case slug where its names are slugs."""
-        if not self.slug:
+    def file_name(self, name: str, type_: str = "note") -> str:
+        """`name` as the vault names files: a kebab-case slug where its names are slugs; in Dendron a
+        hierarchy name under the kind's domain (`decisions.use-sqlite`)."""
+        if not self.slug and self.dialect != "dendron":
             return name
         slug = re.sub(r"[^\w]+", "-", name.lower()).strip("-_")
+        if self.dialect == "dendron":
+            return f"{PLURAL.get(type_, type_)}.{slug or 'note'}"
         return slug or name
 
 
-def _para_inbox(cfg: Config) -> str | None:
-    """A numbered top folder named Inbox (`00 - INBOX`) in a vault that numbers its top folders (PARA)."""
+# The names a vault gives the folder of its general notes (kepano's template `Notes/`, PARA's `Inbox`)
+GENERAL_FOLDER_NAMES = ("inbox", "notes")
+
+
+def _general_folder(cfg: Config, dialect: str) -> str | None:
+    """The vault's folder for general notes, by its name: a top folder named Inbox or Notes (numbers
+    aside: `00 - INBOX`) in a vault an app has marked or that numbers its top folders (PARA). A plain
+    folder keeps the plugin's layout."""
     folders = _top_folders(cfg)
     numbered = [f for f in folders if _NUMBERED_RE.match(f) and not f[:1].isalpha()]
-    if len(numbered) < 3:
+    if dialect == "plain" and len(numbered) < 3:
         return None
-    for f in numbered:
-        if textutil.fold(_NUMBERED_RE.sub("", f)) == "inbox":
-            return f
+    by_name = {textutil.fold(_NUMBERED_RE.sub("", f) if f in numbered else f): f for f in folders}
+    for name in GENERAL_FOLDER_NAMES:
+        if name in by_name:
+            return by_name[name]
     return None
 
 
@@ -297,6 +312,10 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
         v = json.loads(value)
         if vc >= CONSTANT_SHARE * c and v not in (None, "", []) and not _is_link(v):
             st.constants.append((key, v))
+        elif low not in WRITTEN_ELSEWHERE:
+            # a property of the vault's note shape whose value each note fills (`topics:`): there, empty
+            lists = sum(n for vj, n in values[key].items() if vj.startswith("["))
+            st.empty.append((key, [] if lists * 2 >= c else ""))
     return st
 
 

@@ -303,7 +303,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
         style = vaultstyle.of(cfg, conn)
         folder = style.folder(cfg, type_).strip("/")
-        name = style.file_name(name)
+        name = style.file_name(name, type_)
         project_value = vaultstyle.project_value(conn, project, style) if project else ""
         # judged before the vault lock: in semantic mode this loads the model (a second or two) and
         # SessionEnd's journal append may be waiting for the lock
@@ -362,7 +362,7 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
              supersedes: str | None = None, style: "vaultstyle.Style | None" = None) -> str:
     """The new note's text in the vault's style (vaultstyle.Style): its spelling of the properties it
     shares with ours (`Tags`, `Date Created`), the properties most of its notes carry (an `Author`
-    every note has, empty `Aliases`), its category property in place of a type tag, an H1 only where
+    every note has, empty `Aliases` and `topics`), its category property in place of a type tag, an H1 only where
     its notes open with one; in Logseq, `key:: value` page properties and `- ` bullets. The lifecycle
     properties the index reads (type, summary, status, confidence, last_validated...) keep their names."""
     from . import vaultstyle
@@ -382,6 +382,7 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     if "modified" in st.keys:
         props.append((st.key("modified"), today))
     props += st.constants
+    props += st.empty
     if "aliases" in st.schema:
         props.append((st.key("aliases"), []))
     props += [("last_validated", today), ("confidence", round(float(cfg.confidence_default), 2)),
@@ -392,6 +393,8 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
         props.append(("supersedes", supersedes))
     if link_paths:
         props.append(("related", [f"[[{link_name(conn, p)}]]" for p in link_paths]))
+    if st.dialect == "dendron":
+        props = _dendron_props(props, title, summary, st)
     text = body if body else summary
     concept_line = ""
     if concepts:
@@ -399,6 +402,7 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
         for p, matched in concepts:
             ln = link_name(conn, p)
             parts.append(f"[[{ln}]]" if textutil.fold(matched) == textutil.fold(ln.rsplit('/', 1)[-1])
+                         else f"[[{matched}|{ln}]]" if st.dialect == "dendron"  # Dendron: label first
                          else f"[[{ln}|{matched}]]")
         concept_line = "Concepts: " + ", ".join(parts)
     if st.outliner:
@@ -414,6 +418,19 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     if concept_line:
         lines += ["", concept_line]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _dendron_props(props: list[tuple[str, Any]], title: str, summary: str, st) -> list[tuple[str, Any]]:
+    """Dendron's own frontmatter first, as Dendron writes it in every note: a random `id`, `title`,
+    `desc` (its summary), `updated` and `created` in epoch milliseconds; then the other properties."""
+    import secrets
+    import time
+
+    alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    ms = int(time.time() * 1000)
+    own = {st.key("title"), "summary", st.key("created"), st.key("modified"), "id", "desc"}
+    return ([("id", "".join(secrets.choice(alphabet) for _ in range(23))), ("title", title), ("desc", summary),
+             ("updated", ms), ("created", ms)] + [(k, v) for k, v in props if k not in own])
 
 
 def _outline_value(v: Any) -> str:

@@ -148,6 +148,47 @@ class Daily:
             return None
         return "/".join(parts) + ".md"
 
+    def name_re(self):
+        """A regex matching the names this format writes (a token writing digits matches digits, one
+        writing an ordinal an ordinal, one writing a name letters), as format_date reads the format."""
+        import datetime as _dtm
+
+        sample = _dtm.date(2024, 11, 28)
+        keys = sorted(self.tokens, key=len, reverse=True)
+        fmt, out, i = self.fmt, [], 0
+        while i < len(fmt):
+            if fmt[i] == self.quotes[0]:
+                j = fmt.find(self.quotes[1], i + 1)
+                j = len(fmt) if j < 0 else j
+                out.append(re.escape(fmt[i + 1:j]))
+                i = j + 1
+                continue
+            for k in keys:
+                if fmt.startswith(k, i):
+                    v = self.tokens[k](sample)
+                    out.append(r"\d+" if v.isdigit() else r"\d+[a-z]{2}" if v[:-2].isdigit() else r"[^\W\d_]+")
+                    i += len(k)
+                    break
+            else:
+                out.append(re.escape(fmt[i]))
+                i += 1
+        return re.compile("".join(out), re.I)
+
+    def holds(self, rel: str) -> bool:
+        """Whether the note at vault-relative `rel` is one of these daily notes: under the daily-notes
+        folder and named as the format names them (a note beside them, `Daily/Review.md`, is not)."""
+        home = self.home.strip("/")
+        if home and not rel.startswith(home + "/"):
+            return False
+        name = rel[len(home) + 1 if home else 0:]
+        name = name[:-3] if name.endswith(".md") else name
+        if self.app == "logseq":  # Logseq's journals folder holds journals only, whatever their names
+            return "/" not in name
+        rx = getattr(self, "_rx", None)
+        if rx is None:
+            rx = self._rx = self.name_re()
+        return rx.fullmatch(name) is not None
+
     def __repr__(self) -> str:
         return f"Daily({self.app!r}, folder={self.folder!r}, format={self.fmt!r}, template={self.template!r})"
 
@@ -283,6 +324,18 @@ def daily_notes(vault: str | os.PathLike | None, dialect: str) -> Daily | None:
     if dialect == "foam":
         return _foam_daily(vault)
     return None
+
+
+# Dendron's daily journal: `daily.journal.2024.01.02` (dendron.yml's journal dailyDomain and name)
+DENDRON_JOURNAL_RE = re.compile(r"(?:^|\.)journal\.\d{4}(?:\.\d{2}){0,2}$")
+
+
+def is_daily_note(rel: str, daily: "Daily | None", dialect: str) -> bool:
+    """Whether the owner's app made the note at `rel` as a daily note (its daily-notes settings, or
+    Dendron's journal hierarchy)."""
+    if dialect == "dendron":
+        return DENDRON_JOURNAL_RE.search(rel.rsplit("/", 1)[-1][:-3]) is not None
+    return daily is not None and daily.holds(rel)
 
 
 def new_note_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:

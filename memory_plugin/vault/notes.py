@@ -871,11 +871,28 @@ def _title_rx(patterns: tuple) -> re.Pattern | None:
     return _rx_cache[patterns]
 
 
+_DAILY_MEMO: dict = {}  # (vault, dialect) -> the app's daily-notes settings, read once per process
+
+
+def _app_daily_note(path: str, cfg: dict) -> bool:
+    """A daily note as the vault's app names them (vault/appsettings.py): a journal, as the plugin's
+    own journal folder is."""
+    dialect = cfg.get("dialect") or "plain"
+    if dialect == "plain":
+        return False
+    from . import appsettings  # only vaults an app has marked need it
+
+    key = (cfg.get("vault"), dialect)
+    if key not in _DAILY_MEMO:
+        _DAILY_MEMO[key] = appsettings.daily_notes(key[0], dialect)
+    return appsettings.is_daily_note(path, _DAILY_MEMO[key], dialect)
+
+
 def _classify(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> str:
     jf = cfg["journal_folder"].strip("/")
     if ptype:
         return "hub" if ptype == "moc" else ptype
-    if jf and path.startswith(jf + "/"):
+    if jf and path.startswith(jf + "/") or _app_daily_note(path, cfg):
         return "journal"
     prefix = cfg["convention_tag_prefix"].lower()
     for t in tags:
