@@ -116,7 +116,7 @@ SKILL_CALLS = [  # (the command a skill tells Claude to run, what its output mus
     ("memory-plugin explain tollgate-api", "type: hub · project: tollgate (project Tollgate, the current project)"),
     ('memory-plugin remember --type decision --title "Services check partner tokens themselves" --summary "Each '
      'service verifies the signature of every partner token; the gateway only forwards them." --project tollgate-api',
-     "Services check partner tokens themselves.md"),
+     "decisions/services-check-partner-tokens-themselves.md"),  # the vault names its files as slugs
     ('memory-plugin supersede "jwt-validation-at-edge" "Services check partner tokens themselves"',
      "changed decisions/jwt-validation-at-edge.md"),
     ("memory-plugin reorganize", "inbox/ideas.md has no links in or out"),
@@ -145,7 +145,7 @@ def _skills_session(claude, home, devvault, cache, workdir, env):
     for (cmd, expect), got in zip(SKILL_CALLS, results):
         assert "requires approval" not in got, (cmd, got)
         assert expect in got, (cmd, got)
-    (note,) = devvault.rglob("Services check partner tokens themselves.md")
+    note = devvault / "decisions" / "services-check-partner-tokens-themselves.md"
     assert "project:" in note.read_text() and "tollgate" in note.read_text()
     assert "superseded" in (devvault / "decisions" / "jwt-validation-at-edge.md").read_text()
 
