@@ -111,6 +111,17 @@ ABSTAIN = {
                             # title such as "Page" or "Space" inside a long question is no evidence
     "cover_min": 0.8,       # one of BM25's top 5 has words holding this share of the question's idf
                             # mass (a keyword question: the note has nearly all its words)
+    "named_known_min": 0.5,  # a title, alias, tag or project the question names holds at least half
+                            # the idf mass of the question's words some note has (the rarer known
+                            # words name the note: "which clipping is filed under the topic
+                            # Antifragility?" with `Antifragility.md`, where "filed" and "topic",
+                            # words no note has, outweigh the rest) ...
+    "named_known_floor": 0.4,  # ... and those known words hold at least this share of the whole
+                            # mass (a question mostly of words no note has, "import my Evernote
+                            # notebooks" naming `Import`, still abstains). Dev (til, silverbullet,
+                            # logseq, four small vaults, the five dialect sets): 0.35-0.45 one
+                            # plateau at 0.5; 0.3 answers a silverbullet negative. The same share
+                            # over a note's body text answered 2-5 dev negatives (PROTOCOL.md).
     # Semantic on: the best cosine as a z-score against the vault's own calibration (semantic/vectors.py):
     "novel_known": 0.5,     # the words some note has hold less than this share of the idf mass (the
                             # question names things the vault never mentions: a product, a tool) ...
@@ -132,12 +143,16 @@ ABSTAIN = {
 
 def abstain(ev: dict, rule: dict | None = None) -> bool:
     """The one rule for "nothing in the vault about X". Never when a name or the words of one note
-    carry the question (ABSTAIN named_min / cover_min). Semantic on: when the question is mostly
+    carry the question (ABSTAIN named_min / cover_min), nor when a name holds most of the weight of
+    the question's words the vault knows and those are not a small part of it (named_known_min /
+    named_known_floor). Semantic on: when the question is mostly
     about words no note has and its best note is not closer than usual in this vault, or its best
     note is far less close than usual. Lexical only: when the question is mostly about words no
     note has. `rule` gives other thresholds (the prompt hook asks with stricter ones)."""
     rule = {**ABSTAIN, **(rule or {})}
     if ev.get("named_w", 0.0) >= rule["named_min"] or ev.get("cover", 0.0) >= rule["cover_min"]:
+        return False
+    if ev.get("named_known", 0.0) >= rule["named_known_min"] and ev["known"] >= rule["named_known_floor"]:
         return False
     if ev["semantic"]:
         z = ev.get("sem_z", 0.0)
@@ -251,6 +266,10 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 # seed, and so did the last bits of this sum (compared with cover_min by >=)
                 ev["cover"] = max((sum(weights[w][0] for w in dict.fromkeys(h[2]) if w in weights) / total
                                    for h in lex[:5]), default=0.0)
+                # the share of the known words' mass a name the question holds carries
+                mass = sum(idf for idf, df in weights.values() if df)
+                ev["named_known"] = max((sum(weights[w][0] for w in dict.fromkeys(ws) if w in weights and weights[w][1])
+                                         / mass for ws in ask.named.values()), default=0.0) if mass else 0.0
         res["evidence"] = ev
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)

@@ -224,15 +224,18 @@ def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> d
     return out
 
 
-def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
+def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None,
+          covers: dict[str, list[str]] | None = None) -> tuple[list[tuple[str, float]], dict]:
     """Notes whose title or alias the question names, or a tag or project it names, weighted by the
-    share of the question's words the name covers (a rarer tag weighs more). -> ([(path, weight)], {path: why})"""
+    share of the question's words the name covers (a rarer tag weighs more). -> ([(path, weight)], {path: why});
+    `covers`, when given, gets {path: the words of the name the question holds} (the abstention
+    weighs them by idf)."""
     n_content = max(1, len(content))
-    found: dict[str, tuple[float, str]] = {}
+    found: dict[str, tuple[float, str, list[str]]] = {}
 
-    def add(path, weight, why):
-        if weight > found.get(path, (0.0, ""))[0]:
-            found[path] = (weight, why)
+    def add(path, weight, why, ws=()):
+        if weight > found.get(path, (0.0, "", []))[0]:
+            found[path] = (weight, why, list(ws))
 
     like = [w for w in content if len(w) >= 2][:12]
     if like:
@@ -252,7 +255,7 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
                 nw = T.words(name)
                 useful = [w for w in nw if w not in T.STOPWORDS]
                 if useful and T.contains_seq(words, nw):
-                    add(path, min(1.0, len(useful) / n_content) ** 1.5, f"{kind} `{name}` named in the question")
+                    add(path, min(1.0, len(useful) / n_content) ** 1.5, f"{kind} `{name}` named in the question", useful)
     for tag, count in conn.execute("SELECT tag_lc, count(*) FROM tags GROUP BY tag_lc"):
         parts, last = T.words(tag), T.words(tag.rsplit("/", 1)[-1])
         if not parts or not (T.contains_seq(words, parts) or (last and T.contains_seq(words, last))):
@@ -261,15 +264,17 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
             continue
         weight = min(1.0, len(last or parts) / n_content) * (0.5 + 0.5 / math.log2(2 + count))
         for (path,) in conn.execute("SELECT path FROM tags WHERE tag_lc = ?", (tag,)):
-            add(path, weight, f"tagged #{tag}")
+            add(path, weight, f"tagged #{tag}", last or parts)
     for (proj,) in conn.execute("SELECT DISTINCT project FROM notes WHERE project IS NOT NULL"):
         pw = T.words(proj)
         if pw and T.contains_seq(words, pw):
             n = conn.execute("SELECT count(*) FROM notes WHERE project = ?", (proj,)).fetchone()[0]
             for (path,) in conn.execute("SELECT path FROM notes WHERE project = ?", (proj,)):
-                add(path, min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n)), f"project {proj}")
+                add(path, min(1.0, len(pw) / n_content) * (0.5 + 0.5 / math.log2(2 + n)), f"project {proj}", pw)
     ok = public(conn, list(found), type_, by="path")
     ranked = sorted((p for p in found if p in ok), key=lambda p: (-found[p][0], p))[:DEPTH]
+    if covers is not None:
+        covers.update((p, found[p][2]) for p in ranked)
     return [(p, found[p][0]) for p in ranked], {p: found[p][1] for p in ranked}
 
 
@@ -420,7 +425,7 @@ class Ask:
     """One question as the retrievers see it, and what they leave for the answer: `found` (name ->
     (ranked [(path, score)], {path: why})) and each one's own extras (`hits`, `tops`, `sem`...)."""
     __slots__ = ("cfg", "conn", "text", "words", "content", "type_", "semantic", "seeds", "found", "hits",
-                 "tops", "sem", "close", "stats", "notice", "complete")
+                 "tops", "sem", "close", "stats", "notice", "complete", "named")
 
     def __init__(self, cfg, conn: sqlite3.Connection, text: str, words: list[str], content: list[str],
                  type_: str | None, semantic: bool = True):
@@ -430,6 +435,7 @@ class Ask:
         self.found: dict[str, tuple[list[tuple[str, float]], dict[str, str]]] = {}
         self.hits: dict[str, list] = {}  # lexical / forms: [(path, bm25, the question's words it has, why)]
         self.tops: dict[str, dict] = {}  # lexical / forms: the BM25 ranking's head (bm25_search)
+        self.named: dict[str, list[str]] = {}  # names: {path: the words of its name the question holds}
         self.sem: list | None = None     # the semantic hits kept (public, of the type asked)
         self.close: set[str] = set()     # ... of those, the notes closer than usual (SEMANTIC_EVIDENCE_Z)
         self.stats: dict = {}
@@ -446,7 +452,7 @@ def _words(forms: bool):
 
 
 def _names(a: Ask):
-    return names(a.conn, a.words, a.content, a.type_)
+    return names(a.conn, a.words, a.content, a.type_, a.named)
 
 
 def _semantic(a: Ask):

@@ -1,0 +1,62 @@
+"""Abstention: a note the question's rarer known words name is evidence, even when words no note has
+("filed", "topic") outweigh them; a question mostly of words no note has still gets "Nothing"."""
+import json
+
+from conftest import run_cli
+from memory_plugin.search import query as Q
+
+
+def _note(vault, rel, text):
+    p = vault / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def _vault(tmp_path):
+    v = tmp_path / "vault"
+    _note(v, "References/Antifragility.md", "Some things gain from disorder and shocks.\n")
+    _note(v, "Clippings/Develop resilience.md", "A clipping on the topic of antifragility: pain and suffering.\n")
+    for t in ("sleep", "running", "reading", "cooking", "travel", "music", "gardens", "chess", "cameras"):
+        _note(v, f"Clippings/On {t}.md", f"A clipping on the topic of {t}.\n")
+    for t in ("budget", "taxes", "moving", "paint", "piano", "bicycle"):
+        _note(v, f"Notes/{t.title()}.md", f"My notes on the {t} topic, kept short.\n")
+    for t in ("tea", "kites", "stamps", "boats", "clocks", "maps", "shoes", "lamps"):
+        _note(v, f"Notes/{t.title()}.md", f"What I know about {t}.\n")
+    _note(v, "Notes/Import.md", "How the bank statements are brought in each month.\n")
+    r = run_cli("--vault", str(v), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return v
+
+
+def _ask(v, text):
+    r = run_cli("--vault", str(v), "query", text, "--json")
+    assert r.returncode == 0, r.stderr
+    return [i["path"] for i in json.loads(r.stdout)["items"]]
+
+
+def test_a_title_naming_the_rarer_known_words_is_evidence(tmp_path, cache_dir):
+    """"filed" (no note has it) outweighs the rest of the question's idf mass, yet the title
+    `Antifragility` holds most of what the vault knows of it: answered, not "Nothing"."""
+    v = _vault(tmp_path)
+    got = _ask(v, "which clipping is filed under the topic Antifragility?")
+    assert "References/Antifragility.md" in got[:5] and "Clippings/Develop resilience.md" in got[:5]
+
+
+def test_a_question_mostly_of_words_no_note_has_still_abstains(tmp_path, cache_dir):
+    """A title naming the question's only known word (`Import`) is no evidence when the rest of the
+    question is words no note has."""
+    v = _vault(tmp_path)
+    assert _ask(v, "how do I import my Evernote notebooks?") == []
+
+
+def test_named_known_rule():
+    A = Q.ABSTAIN
+    ev = {"named": True, "semantic": False, "sem_top": 0.0, "agree": False, "named_w": 0.1, "cover": 0.3,
+          "known": A["lexical_known"] - 0.01}
+    assert Q.abstain({**ev, "named_known": A["named_known_min"] - 0.01})
+    assert not Q.abstain({**ev, "named_known": A["named_known_min"]})
+    assert Q.abstain({**ev, "named_known": 1.0, "known": A["named_known_floor"] - 0.01})
+    # semantic on: the same names evidence answers before the closeness is read
+    sem = {**ev, "semantic": True, "sem_z": -3.0, "named_known": A["named_known_min"],
+           "known": A["named_known_floor"]}
+    assert not Q.abstain(sem) and Q.abstain({**sem, "named_known": 0.0})
