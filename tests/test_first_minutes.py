@@ -226,6 +226,9 @@ def test_counts_of_one_are_singular(tmp_path):
     assert brief._age(100) == "1 minute ago" and brief._age(3 * 60) == "3 minutes ago"
     h = run_cli("hook", "session-start", input=json.dumps({"session_id": "s", "cwd": str(tmp_path)}), env=env)
     assert "(1 note)" in json.loads(h.stdout)["hookSpecificOutput"]["additionalContext"]
+    # the graph view counts through its plural helper: no count followed by a fixed plural word
+    page = (ROOT / "memory_plugin" / "outputs" / "view_template.html").read_text(encoding="utf-8")
+    assert not re.findall(r"\$\{fmt\([^)]*\)\} (?:notes|links|tags|nodes|edges)\b", page)
 
 
 # ---------------------------------------------------------------- make demo

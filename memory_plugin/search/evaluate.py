@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from ..core import textutil as T
 from ..core.config import Config
 from ..core.errors import MemoryPluginError
 
@@ -117,7 +118,7 @@ def run(cfg: Config, conn: sqlite3.Connection, questions: list[dict]) -> dict:
         from ..semantic import vectors as semantic
 
         n = semantic.counts(conn)
-        out["embedded"] = f"{n['embedded_notes']}/{n['embeddable_notes']} notes embedded" + (
+        out["embedded"] = f"{n['embedded_notes']}/{T.plural(n['embeddable_notes'], 'note')} embedded" + (
             "" if n["embedded_notes"] >= n["embeddable_notes"] else
             f": run `memory-plugin --vault {cfg.vault} sync` to embed the rest")
     return out

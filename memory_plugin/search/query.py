@@ -451,7 +451,8 @@ def render(res: dict, as_json: bool = False) -> str:
     if res["items"]:
         return render_text(res["items"], res["omitted"], res["first"])
     if res["omitted"]:
-        return f"{res['omitted']} notes match but none fits in the budget: raise --budget\n"
+        return (f"{T.plural(res['omitted'], 'note')} {'matches' if res['omitted'] == 1 else 'match'} but none fits in "
+                "the budget: raise --budget\n")
     return f"Nothing in the vault about {res['query']!r}.\n"
 
 
