@@ -162,7 +162,8 @@ def status(c: Ctx, as_json):
 @json_opt
 @pass_ctx
 def hubs(c: Ctx, limit, as_json):
-    """Hub notes: authored hubs first, then by link degree."""
+    """Hub notes: the vault's entry points (home, favorites, authored hubs, categories, folder notes,
+    hierarchy roots), then notes by link degree."""
     from ..index import graph as G
 
     conn = _open(c)
@@ -176,7 +177,7 @@ def hubs(c: Ctx, limit, as_json):
                                  "in hub_folders or a name matching hub_title_patterns) and no note links "
                                  "to or from another; see docs/configuration.md"))
     for r in rows:
-        mark = "hub" if r["hub"] else plural(r["degree"], "link")
+        mark = plural(r["degree"], "link") if r.get("entry", "links") == "links" else r["entry"]
         click.echo(f"{r['display_title']}  ({r['path']}, {mark})")
         if r["summary"]:
             click.echo(f"    {r['summary']}")
