@@ -28,7 +28,9 @@ def test_lists_numbered_proposals_without_writing(built):
     kinds = {p["kind"] for p in props}
     assert {"dangling"} <= kinds
     wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
-    assert wal["intended"] == "Concepts/Write-ahead logging.md" and wal["action"]["op"] == "create"
+    # an alias link: the fix is the link (Obsidian does not follow aliases), not a redirect note
+    assert wal["intended"] == "Concepts/Write-ahead logging.md" and wal["action"] is None
+    assert "[[Write-ahead logging|WAL]]" in wal["suggestion"]
     label_first = next(p for p in props if p["kind"] == "dangling" and p["target"] == "the SQLite decision")
     assert label_first["intended"] == "Decisions/Use SQLite for local state.md"
     assert all("Personal/" not in json.dumps(p) for p in props)
@@ -64,24 +66,25 @@ def test_apply_only_chosen_safe_proposals(built):
         "---\ntype: learning\nsummary: Something from long ago.\nconfidence: 0.3\ncreated: 2020-01-01\n---\nOld.\n")
     assert run_cli("--vault", str(built), "sync").returncode == 0
     props = proposals(built)
-    wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "WAL")
+    # (the stub for a link that meant a note: the label-first link; an alias link's fix is the link itself)
+    wal = next(p for p in props if p["kind"] == "dangling" and p["target"] == "the SQLite decision")
     stale = next(p for p in props if p["kind"] == "stale" and p["action"])
     manual = next(p for p in props if not p["action"])
     note = built / stale["notes"][0]
     body_before = note.read_text().split("---\n", 2)[2]
     dry = run_cli("--vault", str(built), "reorganize", "--apply", str(wal["id"]), "--dry-run")
-    assert dry.returncode == 0 and "+See [[Write-ahead logging]]." in dry.stdout
-    assert not (built / "Concepts/WAL.md").exists()
+    assert dry.returncode == 0 and "+See [[Use SQLite for local state]]." in dry.stdout
+    assert not (built / "Decisions/the SQLite decision.md").exists()
     before = hash_tree(built)
     r = run_cli("--vault", str(built), "reorganize", "--apply", f"{wal['id']},{stale['id']}", "--apply", str(manual["id"]))
     assert r.returncode == 0, r.stderr
-    assert "creating Concepts/WAL.md" in r.stdout and "skipped" in r.stdout
+    assert "creating Decisions/the SQLite decision.md" in r.stdout and "skipped" in r.stdout
     assert hash_tree(built) != before
-    assert (built / "Concepts/WAL.md").exists()
+    assert (built / "Decisions/the SQLite decision.md").exists()
     assert note.read_text().split("---\n", 2)[2] == body_before
     assert "status: stale" in note.read_text()
     dangling = json.loads(run_cli("--vault", str(built), "dangling", "--json").stdout)
-    assert "WAL" not in [d["target"] for d in dangling]
+    assert "the SQLite decision" not in [d["target"] for d in dangling]
 
 
 def test_apply_unknown_id_writes_nothing(built):

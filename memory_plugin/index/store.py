@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "10"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+SCHEMA_VERSION = "11"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
 # 8: notes_private (private notes found without reading every row); 9: fts props column (last, as 5);
-# 10: Dendron links read label-first
+# 10: Dendron links read label-first; 11: Logseq links find a page by its name (`[[x: y]]` is `x%3A y.md`,
+# `[[a/b]]` is `a___b.md`), its `alias::`, and `#tag` is a link to the page `tag`
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was
@@ -200,21 +201,32 @@ class _SqlAliases:
         return row[0] if row else None
 
 
+def _dialect(cfg: Config) -> str | None:
+    return cfg.values.get("dialect")
+
+
+def _resolve_aliases(cfg: Config) -> bool:
+    """Whether `[[name]]` finds a note by an alias: when the user says so (Obsidian does not), and
+    always in a Logseq vault (Logseq finds a page by its `alias::` names)."""
+    return cfg.resolve_aliases or _dialect(cfg) == "logseq"
+
+
 def sql_resolver(conn: sqlite3.Connection, cfg: Config) -> L.Resolver:
     from ..vault import links as L
-    r = L.Resolver([])
+    r = L.Resolver([], dialect=_dialect(cfg))
     r.by_name, r.by_path = _SqlNames(conn), _SqlPaths(conn)
-    r.aliases = _SqlAliases(conn) if cfg.resolve_aliases else {}
+    r.aliases = _SqlAliases(conn) if _resolve_aliases(cfg) else {}
     return r
 
 
 # ---------------------------------------------------------------- writing one note
 
-def _file_row(path: str, is_note: bool | None = None) -> tuple:
-    """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only."""
+def _file_row(path: str, is_note: bool | None = None, dialect: str | None = None) -> tuple:
+    """A `files` row. `is_note` is False for a markdown file in an excluded folder: a link target only.
+    Its name_lc is the name links find it by (links.file_name_lc: a Logseq page's name)."""
     from ..vault.links import file_name_lc
     note = path.lower().endswith(".md") if is_note is None else is_note
-    return (path, path.lower(), file_name_lc(path), int(note))
+    return (path, path.lower(), file_name_lc(path, dialect), int(note))
 
 
 def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = False) -> None:
@@ -593,11 +605,11 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         # table in rowid order instead of jumping about it, which at 100k notes was most of their time.
         all_paths = sorted(list(files) + attachments)
         conn.executemany("INSERT INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p, p in files) for p in all_paths])
-        resolver = L.Resolver(all_paths, memo=True)
+                         [_file_row(p, p in files, _dialect(cfg)) for p in all_paths])
+        resolver = L.Resolver(all_paths, memo=True, dialect=_dialect(cfg))
         vfs = [files[p] for p in sorted(files)]
         total = len(vfs)
-        if cfg.resolve_aliases:  # [[Alias]] needs every note's aliases before the first link is resolved
+        if _resolve_aliases(cfg):  # [[Alias]] needs every note's aliases before the first link is resolved
             pairs = sorted(p for chunk in _parallel(_aliases_chunk, vfs, cfg.values, None) for p in chunk)
             first: dict[str, str] = {}
             for path, aliases in pairs:  # the first path wins, as in sql_resolver
@@ -777,21 +789,21 @@ def _sync_locked(cfg: Config) -> dict:
         conn.execute("BEGIN IMMEDIATE")
         # links to an alias a changed or deleted note had (or has now) may resolve elsewhere
         keys: set[str] = _alias_keys(conn, removed_files + [n.path for n in to_parse]) \
-            if cfg.resolve_aliases else set()
+            if _resolve_aliases(cfg) else set()
         # notes whose property links name a changed note's title (refresh_link_titles)
         linkers = property_linkers(conn, removed_files + [n.path for n in to_parse])
         for p in removed_files:
             conn.execute("DELETE FROM files WHERE path=?", (p,))
             delete_note_rows(conn, p)
         conn.executemany("INSERT OR REPLACE INTO files(path, path_lc, name_lc, is_note) VALUES (?,?,?,?)",
-                         [_file_row(p, p in files) for p in added_files])
+                         [_file_row(p, p in files, _dialect(cfg)) for p in added_files])
         conn.executemany("UPDATE notes SET mtime_ns=?, size=? WHERE path=?", touch)
         resolver = sql_resolver(conn, cfg)
         for note in to_parse:
             write_note(conn, note, resolver, cfg)
         for p in added_files + removed_files:
-            keys |= L.keys_for_file(p)
-        if cfg.resolve_aliases:
+            keys |= L.keys_for_file(p, _dialect(cfg))
+        if _resolve_aliases(cfg):
             for note in to_parse:
                 keys |= {L.name_key(a) for a in note.aliases}
         reresolve(conn, keys, resolver)
@@ -860,20 +872,20 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
             if not exists:
                 if rel.lower().endswith(".md"):
                     if known or conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone():
-                        if cfg.resolve_aliases:
+                        if _resolve_aliases(cfg):
                             keys |= _alias_keys(conn, [rel])
                         conn.execute("DELETE FROM files WHERE path=?", (rel,))
                         delete_note_rows(conn, rel)
-                        keys |= L.keys_for_file(rel)
+                        keys |= L.keys_for_file(rel, _dialect(cfg))
                         stats["removed"] += 1
                 else:
                     in_files = conn.execute("SELECT 1 FROM files WHERE path=?", (rel,)).fetchone()
                     if os.path.isfile(full) and not in_files:
-                        conn.execute("INSERT INTO files VALUES (?,?,?,?)", _file_row(rel))
-                        keys |= L.keys_for_file(rel)
+                        conn.execute("INSERT INTO files VALUES (?,?,?,?)", _file_row(rel, None, _dialect(cfg)))
+                        keys |= L.keys_for_file(rel, _dialect(cfg))
                     elif not os.path.isfile(full) and in_files:
                         conn.execute("DELETE FROM files WHERE path=?", (rel,))
-                        keys |= L.keys_for_file(rel)
+                        keys |= L.keys_for_file(rel, _dialect(cfg))
                 continue
             st = os.stat(full)
             note = read_note(VaultFile(rel, full, st.st_mtime_ns, st.st_size), cfg.values)
@@ -882,9 +894,9 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
                 stats["unchanged"] += 1
                 continue
             if not known:
-                conn.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", _file_row(rel))
-                keys |= L.keys_for_file(rel)
-            if cfg.resolve_aliases:
+                conn.execute("INSERT OR REPLACE INTO files VALUES (?,?,?,?)", _file_row(rel, None, _dialect(cfg)))
+                keys |= L.keys_for_file(rel, _dialect(cfg))
+            if _resolve_aliases(cfg):
                 keys |= _alias_keys(conn, [rel]) | {L.name_key(a) for a in note.aliases}
             write_note(conn, note, resolver, cfg)
             stats["reindexed"] += 1

@@ -24,7 +24,7 @@ from ..core.fsutil import atomic_write
 
 KIND_TITLES = {
     "duplicate": "Possible duplicates", "dangling": "Dangling links", "orphan": "Orphans",
-    "empty": "Empty notes nothing links to",
+    "empty": "Empty notes",
     "stale": "Memories below the prune threshold", "contradiction": "Contradictions left open",
     "missing-summary": "Notes without a summary", "no-hub": "Communities without a hub note",
     "superseded-linked": "Superseded notes still linked as current",
@@ -43,6 +43,16 @@ MIN_HUB_GROUP = 5      # fewer notes than this find each other by their links al
 FOLDER_NOTE_NAMES = ("index", "readme", "_readme", "_index", "home")  # a folder's own note, besides `F/F.md`
 TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
                        # (shorter names are one letter off many words: `cat` and `car`)
+# The vault's own norms, read from its notes: a rule a vault does not follow is no fault of one note.
+# SUMMARY_NORM: the share of notes (templates and journals aside) carrying a summary property
+# (vault.notes.SUMMARY_KEYS, non-empty) from which the vault writes summaries, so a note without one
+# lacks it. On five vaults of other apps (Logseq, Foam, Dendron with `desc: ''` on every note, two
+# Obsidian) no note had one: a proposal there asked for a property the owner never writes.
+SUMMARY_NORM = 0.25
+# LINKING_NORM: the share of notes (templates and journals aside) linked in or out (or placed in a
+# Dendron hierarchy) from which the vault is organised by links, so a note with none is cut off. A
+# Foam wiki organised by tags has 47 of 158 notes with a link: an unlinked note there is the norm.
+LINKING_NORM = 0.5
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
 
@@ -79,7 +89,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     out += _orphans_and_empty(conn, ordinary, vs)
     out += _stale(cfg, conn, notes, today, succ)
     out += _contradictions(conn, by_path, succ)
-    out += _missing_summaries(ordinary, cfg, conn)
+    out += _missing_summaries(ordinary, cfg, conn, vs)
     if communities:
         out += _no_hub(cfg, conn, {n["path"]: n for n in ordinary}, today, vs)
     out += _superseded_linked(cfg, conn, by_path, succ)
@@ -108,10 +118,11 @@ class VaultShape:
     journals, and (Dendron) its dot hierarchy."""
 
     def __init__(self, dialect: str, templates: set[str], journals: set[str], parent: dict[str, str | None],
-                 children: set[str]):
+                 children: set[str], rooted: set[str] | None = None):
         self.dialect, self.templates, self.journals = dialect, templates, journals
         self.parent = parent      # Dendron: note path -> its nearest existing ancestor (None: a stub's child)
         self.children = children  # Dendron: notes with a note below them in the hierarchy
+        self.rooted = rooted or set()  # Dendron: `root.md` and the top-level notes its tree shows below it
 
     @classmethod
     def read(cls, cfg: Config, notes: list[dict]) -> "VaultShape":
@@ -144,7 +155,11 @@ class VaultShape:
                 journals.add(path)
         parent: dict[str, str | None] = {}
         children: set[str] = set()
+        rooted: set[str] = set()
         if dialect == "dendron":
+            # Dendron's tree hangs every top-level note (`a.md`) below the vault's `root.md`
+            roots = {n["path"].rpartition("/")[0] for n in notes if n["path"].rsplit("/", 1)[-1].lower() == "root.md"}
+            rooted = {n["path"] for n in notes if n["path"].rpartition("/")[0] in roots}
             by_name = {n["path"][:-3].lower(): n["path"] for n in notes if n["path"].endswith(".md")}
             for name, path in by_name.items():
                 stem, _, _ = name.rpartition(".")
@@ -158,11 +173,20 @@ class VaultShape:
                     parent[path] = up
                 if up:
                     children.add(up)
-        return cls(dialect, templates, journals, parent, children)
+        return cls(dialect, templates, journals, parent, children, rooted)
 
     def in_hierarchy(self, path: str) -> bool:
-        """A Dendron note with a parent (a note or a stub) or children: the tree shows it, it is no orphan."""
-        return path in self.parent or path in self.children
+        """A Dendron note with a parent (a note, a stub or `root.md`) or children: the tree shows it, it
+        is no orphan."""
+        return path in self.parent or path in self.children or path in self.rooted
+
+    def machinery(self, path: str) -> bool:
+        """A note the app's structure makes rather than its owner's words: a template, a journal, a
+        Dendron hierarchy node with notes below it, the vault's `root.md` or a tag's note (`tags.x.md`,
+        which Dendron's `#x` links to)."""
+        name = path.rsplit("/", 1)[-1].lower()
+        return (path in self.templates or path in self.journals or path in self.children
+                or (self.dialect == "dendron" and (name == "root.md" or name.startswith("tags."))))
 
     def root(self, path: str) -> str | None:
         """A Dendron note's hierarchy root (`a` for `a.b.c.md`), None for a note outside one."""
@@ -171,32 +195,84 @@ class VaultShape:
         return path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
 
 
-def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
-    """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
-    attachment or a note yet to be written), no Dendron hierarchy around them, no folder note in their
-    folder, no tag shared with another note (the tag pane, Foam's tag explorer and Logseq's tag pages
-    gather those). The empty
-    ones (no text at all) are one proposal: a file made and never written is not a note to link."""
-    linked = set()
+def _linked(conn) -> tuple[set[str], set[str]]:
+    """(notes with a link in or out of any kind, notes other notes link to)."""
+    linked, targets = set(), set()
     for src, target in conn.execute("SELECT src, target FROM links WHERE target IS NULL OR target != src"):
         linked.add(src)
         if target is not None:
             linked.add(target)
+            targets.add(target)
+    return linked, targets
+
+
+MENTIONS_SHOWN = 3  # notes named as the places that mention an orphan
+
+
+def _mentions(conn, n: dict) -> list[str]:
+    """Other notes whose text names note `n` (its title as a phrase) without linking it: where its
+    owner would link it from (Obsidian's "unlinked mentions")."""
+    words = T.WORD_RE.findall(T.fold(n["display_title"] or n["title"] or ""))
+    if not words:
+        return []
+    phrase = '"' + " ".join(words) + '"'
+    try:
+        rows = conn.execute("SELECT n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+                            "AND n.path != ? AND n.private = 0 ORDER BY n.path LIMIT ?",
+                            (f"{{body headings}} : {phrase}", n["path"], MENTIONS_SHOWN)).fetchall()
+    except sqlite3.OperationalError:
+        return []
+    return [r[0] for r in rows]
+
+
+def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
+    """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
+    attachment or a note yet to be written), no Dendron hierarchy around them, no folder note in their
+    folder, no tag shared with another note (the tag pane, Foam's tag explorer and Logseq's tag pages
+    gather those); proposed only in a vault organised by links (LINKING_NORM) and where another note
+    names it without a link (`_mentions`: the place to link it from). The empty ones (no text
+    at all) are one proposal: a file made and never written is not a note to link. Empty notes that
+    other notes link to are another: a link that opens nothing (not in Logseq, where a page exists
+    to gather what references it, nor a Dendron hierarchy node)."""
+    linked, targets = _linked(conn)
     tag_count = Counter(t for (t,) in conn.execute("SELECT DISTINCT path || char(0) || tag_lc FROM tags"))
     shared = Counter(t.split("\0", 1)[1] for t in tag_count)
     tagged = {t.split("\0", 1)[0] for t in tag_count if shared[t.split("\0", 1)[1]] > 1}
     paths_lc = {p.lower() for (p,) in conn.execute("SELECT path FROM files")}
-    orphans, empty = [], []
+    orphans, empty, empty_linked = [], [], []
+    n_linked = 0
     for n in sorted(notes, key=lambda n: n["path"]):
         p = n["path"]
-        if p in linked or p in tagged or vs.in_hierarchy(p):
+        if p in linked or vs.in_hierarchy(p):
+            n_linked += 1
+            if p in targets and vs.dialect != "logseq" and not vs.machinery(p) and not T.words(n["body"] or ""):
+                empty_linked.append(p)
+            continue
+        if p in tagged:
             continue
         if "/" in p and _folder_note(p.rsplit("/", 1)[0], paths_lc):
             continue  # its folder's note is the way in (a folder-note plugin shows it as the folder's page)
-        (orphans if T.words(n["body"] or "") else empty).append(p)
-    out = [{"kind": "orphan", "title": f"{p} has no links in or out", "notes": [p], "action": None,
-            "reasons": ["nothing links to it, it links nowhere, and it shares no tag with another note"],
-            "suggestion": "link it from a hub or a related note, or leave it be"} for p in orphans]
+        (orphans if T.words(n["body"] or "") else empty).append(n)
+    share = n_linked / len(notes) if notes else 0.0
+    out = []
+    for n in orphans if share >= LINKING_NORM else ():
+        where = _mentions(conn, n)
+        if not where:
+            continue  # nothing names it: no place to link it from, it stands alone by design or by chance
+        out.append({"kind": "orphan", "title": f"{n['path']} has no links in or out", "notes": [n["path"]],
+                    "action": None,
+                    "reasons": ["nothing links to it, it links nowhere, and it shares no tag with another note",
+                                f"{share:.0%} of the vault's notes are linked in or out",
+                                f"`{n['display_title']}` is named, unlinked, in {', '.join(where)}"],
+                    "suggestion": f"link it where {where[0]} names it, or leave it be"})
+    empty = [n["path"] for n in empty]
+    if empty_linked:
+        shown = ", ".join(empty_linked[:5]) + (" …" if len(empty_linked) > 5 else "")
+        out.append({"kind": "empty", "title": f"{len(empty_linked)} note{'s' if len(empty_linked) > 1 else ''} "
+                                               f"without any text that other notes link to: {shown}",
+                    "notes": empty_linked, "action": None,
+                    "reasons": ["no text (at most properties); a link to it opens an empty note"],
+                    "suggestion": "write what the links expect there, or point the links elsewhere"})
     if empty:
         shown = ", ".join(empty[:5]) + (" …" if len(empty) > 5 else "")
         out.append({"kind": "empty", "title": f"{len(empty)} note{'s' if len(empty) > 1 else ''} without any text "
@@ -251,6 +327,10 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         related = {frozenset(r) for r in conn.execute(
             "SELECT src, target FROM links WHERE kind = 'property' AND target IS NOT NULL AND src != target "
             f"AND prop IN {L.in_sql((*L.SUPERSESSION, 'contradicts'))}")}
+        # a note that embeds the other (Dendron's note reference `![[x#section]]`, an Obsidian embed)
+        # shows its text there by design: the same words, one note
+        related |= {frozenset(r) for r in conn.execute(
+            "SELECT src, target FROM links WHERE kind = 'embed' AND target IS NOT NULL AND src != target")}
     judged = []
     for a, b in sorted(pairs):
         if frozenset((pool[a]["path"], pool[b]["path"])) in related:
@@ -417,6 +497,13 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         file_keys[len(k)].append(k)
         file_variants.setdefault(_variant_key(k), k)
     top_folders = {T.fold(p.split("/", 1)[0]) for p in by_path if "/" in p}
+    # Dendron: every prefix of a note's dotted name is a node of its tree (a stub when no file holds
+    # it): `[[dendron]]` beside `dendron.learning.md` names that node, not a note to find elsewhere
+    stubs = set()
+    if vs.dialect == "dendron":
+        for p in by_path:
+            parts = T.fold(p.rsplit("/", 1)[-1][:-3]).split(".")
+            stubs.update(".".join(parts[:i]) for i in range(1, len(parts)))
     out = []
     grouped: dict[tuple, list[dict]] = defaultdict(list)
     for d in dangling(conn):
@@ -441,7 +528,9 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             continue  # Logseq finds the page by its name
         if _DATE_RE.search(name):
             continue  # a day's journal, written or not
-        intended, why, fix = None, "", None
+        if folded in stubs:
+            continue  # a Dendron hierarchy node without a file of its own
+        intended, why, fix, mdmd = None, "", None, False
         if folder and not _vault_folder(folder, vs, top_folders):
             continue
         if folded in titles and folder:
@@ -455,12 +544,18 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                 intended = rows[0]
                 why = f"`{name}` is an alias of {intended}, and links do not follow aliases"
                 if T.fold(intended.rsplit("/", 1)[-1]) == folded + ".md.md":
-                    fix = f"rename {intended} to {name}.md (its file name ends in .md twice)"
+                    fix, mdmd = f"rename {intended} to {name}.md (its file name ends in .md twice)", True
+                else:  # the link is what is wrong: a redirect note would be a second note of one thing
+                    fix = (f"point the link at [[{M.link_name(conn, intended)}|{name}]] by hand (the app does not "
+                           "find a note by its alias)")
         if not intended and vs.dialect != "dendron":
             # a label that names a note: what a path gone stale meant, or a link written label-first
             # (then the label is the note's name as written, case and all: a label is display text)
-            for (disp,) in conn.execute("SELECT DISTINCT display FROM links WHERE target IS NULL AND lower(linkpath) = ?",
-                                        (target.lower(),)):
+            shown = [d for (d,) in conn.execute("SELECT DISTINCT display FROM links WHERE target IS NULL AND "
+                                                "lower(linkpath) = ?", (target.lower(),))]
+            if not folder and any(not (d or "").strip() for d in shown):
+                shown = []  # the name is also linked bare: it names a note of its own, not the label's
+            for disp in shown:
                 hits = titles.get(T.fold(disp.strip())) if disp else None
                 if hits and len(hits) == 1 and (folder or disp.strip() in (by_path[hits[0]]["title"],
                                                                            by_path[hits[0]]["display_title"])):
@@ -483,7 +578,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
              "suggestion": fix or f"point the link at [[{link}]] by hand"
                                   + (f", or create {stub} pointing to it" if stub else "")}
         # one cause, one proposal: notes whose file name ends in .md twice; links into a folder that is gone
-        key = ("md.md",) if fix else ("moved", T.fold(folder)) if why.startswith("no `") else None
+        key = ("md.md",) if mdmd else ("moved", T.fold(folder)) if why.startswith("no `") else None
         if key is None:
             out.append(p)
         else:
@@ -582,14 +677,46 @@ def _briefed(cfg, conn) -> set[str]:
     return shown
 
 
-def _missing_summaries(notes, cfg, conn) -> list[dict]:
-    """Notes the brief shows that have neither a summary property nor a usable first paragraph."""
+def _has_summary(props: dict) -> bool:
+    """Whether a note carries a summary property with text (vault.notes.SUMMARY_KEYS)."""
+    from ..vault.notes import SUMMARY_KEYS
+
+    return any(isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v).strip()
+               for v in (props.get(k) for k in SUMMARY_KEYS))
+
+
+_GATHERING_LINE_RE = re.compile(r"^[ \t]*(?:[-*+]|\d+[.)])?[ \t]*(?:!?\[\[[^\]]*\]\]|!?\[[^\]]*\]\([^)]*\)|[,;|]|[ \t])*$")
+_HEADING_LINE_RE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]|$)")
+
+
+def _only_gathers(body: str) -> bool:
+    """A note whose lines are only embeds, links and list items of links (headings aside): a category
+    or folder page that shows what it gathers (`![[People.base]]`, a list of `[[...]]`), whose title
+    says what it is."""
+    lines = [ln for ln in body.split("\n") if ln.strip() and not _HEADING_LINE_RE.match(ln)]
+    return bool(lines) and all(_GATHERING_LINE_RE.match(ln) for ln in lines)
+
+
+def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[dict]:
+    """Notes the brief shows that have neither a summary property nor a usable first paragraph, in a
+    vault whose notes carry summary properties (SUMMARY_NORM); never the app's machinery
+    (VaultShape.machinery), a page that only gathers others (`_only_gathers`), nor a note without any
+    text (the `empty` kind's)."""
+    if not notes:
+        return []
+    if sum(1 for n in notes if _has_summary(n["props"])) < SUMMARY_NORM * len(notes):
+        return []  # the vault does not write summaries: a note without one is as its owner writes them
     shown = _briefed(cfg, conn)
     out = []
     for n in sorted(notes, key=lambda n: n["path"]):
         if n["path"] not in shown or n["type"] == "journal" or "summary" in n["props"] \
                 or "description" in n["props"] or str(n["props"].get("desc") or "").strip():
             continue  # Dendron keeps its summary in `desc`
+        if vs is not None and vs.machinery(n["path"]):
+            continue
+        body = n["body"] or ""
+        if not T.words(body) or _only_gathers(body):
+            continue
         derived = n["summary"] or ""
         if len(T.words(derived)) >= MIN_SUMMARY_WORDS:
             continue  # its first paragraph already serves as its summary

@@ -62,6 +62,26 @@ def logseq_page_props(body: str, limit: int = 50) -> dict[str, str]:
     return out
 
 
+def logseq_page_name(path: str) -> str:
+    """The Logseq page a file holds, by its file name (Logseq's `:file/name-format :triple-lowbar`):
+    `a___b.md` is page `a/b`, `%3A` is `:` and `%3F` is `?` (url-encoded characters a file name cannot
+    hold); a journal (`journals/2024_01_02.md`) is its date in Logseq's default journal title format
+    ("Jan 2nd, 2024"). What `[[page name]]` finds (vault/links.py) and the page's title without a
+    `title::` property."""
+    name = path.rsplit("/", 1)[-1]
+    name = name[:-3] if name.lower().endswith(".md") else name
+    m = _JOURNAL_RE.fullmatch(name)
+    if m and (path.startswith("journals/") or "/journals/" in path):
+        y, mo, d = int(m.group(1)), int(m.group(2)), int(m.group(3))
+        if 1 <= mo <= 12 and 1 <= d <= 31:
+            return f"{_MONTHS[mo - 1]} {_ordinal(d)}, {y}"
+    if "%" not in name and "___" not in name:
+        return name
+    from urllib.parse import unquote  # here: only Logseq vaults need it, and every hook imports this
+
+    return unquote(name.replace("___", "/"))
+
+
 def _ordinal(day: int) -> str:
     suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
     return f"{day}{suffix}"
@@ -109,9 +129,7 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
         own = ptitle or ("title::" in body[:4000] and logseq_page_props(body).get("title", "")) or ""
         if own:
             return own, []
-        from urllib.parse import unquote  # here: only Logseq vaults need it, and every hook imports this
-
-        return unquote(name.replace("___", "/")), []
+        return logseq_page_name(path), []
     if dialect == FOAM:
         if ptitle:
             return ptitle, []

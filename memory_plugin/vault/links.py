@@ -288,8 +288,9 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
     first = label_first(dialect)
     masked = masked if masked is not None else mask_non_content(body)
     links: list[RawLink] = []
+    tag_links = _logseq_tag_links(masked, line_offset) if dialect == LOGSEQ and "#" in masked else []
     if "[" not in masked:
-        return links
+        return tag_links
     lines = _Lines(masked)
     fields: dict[int, str] = {}
     if "::" in masked:
@@ -324,7 +325,24 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
             line = lines.at(start)
             links.append(RawLink("embed" if embed else "mdlink", linkpath.strip(),
                                  (hashmark + sub).strip(), label.strip(), line + line_offset))
+    if tag_links:
+        links = sorted(links + tag_links, key=lambda ln: ln.line)  # stable: a line's own order kept
     return links
+
+
+def _logseq_tag_links(masked: str, line_offset: int) -> list[RawLink]:
+    """Logseq's `#tag`: a reference to the page `tag`, as `[[tag]]` is (Logseq's docs, "Tags": "a tag
+    is a page reference"); `#[[Multi Word]]` is the wikilink it wraps, found with the others."""
+    lines = _Lines(masked)
+    out = []
+    for m in _HASH_RE.finditer(masked):
+        at = m.start()
+        if at and not masked[at - 1].isspace():  # TAG_RE's (?<=\s)|^, as extract_inline_tags
+            continue
+        t = m.group(1).rstrip("/-")
+        if t and any(not c.isdigit() for c in t.replace("/", "")):
+            out.append(RawLink("link", t, "", "", lines.at(at) + line_offset))
+    return out
 
 
 def extract_property_links(props: dict, dialect: str | None = None) -> list[RawLink]:
@@ -378,16 +396,28 @@ def name_key(linkpath: str) -> str:
     return key[:-3] if key.endswith(".md") else key
 
 
-def keys_for_file(path: str) -> set[str]:
+def keys_for_file(path: str, dialect: str | None = None) -> set[str]:
     """Link keys whose resolution may change when `path` appears or disappears."""
     base = _fold(path.rsplit("/", 1)[-1])
     keys = {base}
     if base.endswith(".md"):
         keys.add(base[:-3])
+        if dialect == LOGSEQ:  # links name the page the file holds (file_name_lc)
+            keys.add(name_key(file_name_lc(path, dialect)))
     return keys
 
 
-def file_name_lc(path: str) -> str:
+LOGSEQ = "logseq"  # vault.dialect.LOGSEQ
+
+
+def file_name_lc(path: str, dialect: str | None = None) -> str:
+    """The name a link finds the file by, lowercased: its file name; in a Logseq vault a note's is
+    the name of the page it holds with `.md` (`a___b.md` holds page `a/b`, `x%3A y.md` page `x: y`:
+    dialect.logseq_page_name), as Logseq resolves `[[a/b]]` and `[[x: y]]` by page name."""
+    if dialect == LOGSEQ and path[-3:].lower() == ".md":
+        from .dialect import logseq_page_name
+
+        return logseq_page_name(path).lower() + ".md"
     return path.rsplit("/", 1)[-1].lower()
 
 
@@ -396,16 +426,20 @@ class Resolver:
     files and aliases stay as they are while its links are resolved) the resolutions that do not
     depend on the linking note are kept by link path: most of a vault's links repeat a name."""
 
-    def __init__(self, paths, aliases: dict[str, str] | None = None, memo: bool = False):
+    def __init__(self, paths, aliases: dict[str, str] | None = None, memo: bool = False,
+                 dialect: str | None = None):
         self.by_name: dict[str, list[str]] = defaultdict(list)
         self.by_path: dict[str, str] = {}
         self.memo: dict[str, tuple[str | None, bool]] | None = {} if memo else None
+        # Logseq: a link names a page (`[[a/b]]`, `[[x: y]]`), looked up whole before as a path
+        self.pages = dialect == LOGSEQ
+        self.dialect = dialect
         for p in paths:
             self.add(p)
         self.aliases = aliases or {}
 
     def add(self, p: str) -> None:
-        self.by_name[file_name_lc(p)].append(p)
+        self.by_name[file_name_lc(p, self.dialect)].append(p)
         self.by_path[p.lower()] = p
         if self.memo:
             self.memo.clear()
@@ -447,6 +481,11 @@ class Resolver:
 
     def _by_name(self, lp: str, linkpath: str, src: str) -> tuple[str | None, bool, bool]:
         lp = lp.lstrip("/")
+        if self.pages:
+            cands = self.by_name.get(lp.lower() + ".md")
+            if cands:  # the page of that name (a page and a journal of one name: the first by path)
+                order = sorted(cands)
+                return order[0], len(order) > 1, False
         n = lp.lower()
         name = n.rsplit("/", 1)[-1]
         cands = self.by_name.get(name) if "." in name else None
