@@ -251,3 +251,31 @@ def test_an_alias_link_is_repointed_not_given_a_redirect_note(tmp_path):
     _write(v, "Ops.md", "Runs on [[K8s]].\n")
     p = next(p for p in _proposals(v) if p["kind"] == "dangling" and p["target"] == "K8s")
     assert p["action"] is None and "[[Kubernetes|K8s]]" in p["suggestion"]
+
+
+def test_pairs_the_author_made_and_pages_the_app_made_are_no_proposals(tmp_path):
+    """A guide that links its reference note is a pair its author made, not a duplicate; Logseq's own
+    pages (Contents, a task marker's page) and Dendron's empty notes made by following a link are the
+    app's; a link is never pointed at the note that holds it."""
+    v = tmp_path / "obs"
+    _write(v, ".obsidian/app.json", "{}")
+    text = ("Sparse checkout fetches only the folders you name. Run git sparse-checkout init with cone mode, "
+            "then git sparse-checkout set with the folders; git read-tree updates the working tree. Disable "
+            "it again with git sparse-checkout disable when the whole repository is needed once more.\n")
+    _write(v, "Git - Sparse Checkout.md", text)
+    _write(v, "Guide - Sparse Checkout.md", text + "See [[Git - Sparse Checkout]].\n")
+    _write(v, "Cloud Service Providers.md", PROSE + "[[Cloud Service Provider]]\n")
+    props = _proposals(v)
+    assert not [p for p in props if p["kind"] == "duplicate"]
+    assert not [p for p in props if p["kind"] == "dangling"]
+    lsq = tmp_path / "lsq"
+    _write(lsq, "logseq/config.edn", "{}\n")
+    _write(lsq, "pages/contents.md", "")
+    _write(lsq, "pages/TODO.md", "")
+    _write(lsq, "pages/Garden.md", "- " + PROSE)
+    assert not [p for p in _proposals(lsq) if p["kind"] == "empty"]
+    den = tmp_path / "den"
+    _write(den, "dendron.yml", "version: 5\n")
+    _write(den, "topic.md", "---\nid: t\ntitle: Topic\n---\n")
+    _write(den, "notes.md", "---\nid: n\ntitle: Notes\n---\n" + PROSE + "See [[topic]].\n")
+    assert not [p for p in _proposals(den) if p["kind"] == "empty"]

@@ -100,6 +100,12 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
 
 # ---------------------------------------------------------------- the vault's own shape
 
+# Pages Logseq makes itself: the Contents page and one page per task marker (`TODO`, `DONE` ...)
+LOGSEQ_BUILTIN_PAGES = {"contents", "todo", "doing", "done", "later", "now", "wait", "waiting", "canceled",
+                        "cancelled", "in-progress", "card", "favorites"}
+# Apps that make a page when a link to a missing one is followed (Logseq, Dendron): an empty page other
+# notes link to is how those apps keep a topic, not an unwritten note
+LINK_MADE_PAGES = ("logseq", "dendron")
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
 
 
@@ -186,7 +192,8 @@ class VaultShape:
         which Dendron's `#x` links to)."""
         name = path.rsplit("/", 1)[-1].lower()
         return (path in self.templates or path in self.journals or path in self.children
-                or (self.dialect == "dendron" and (name == "root.md" or name.startswith("tags."))))
+                or (self.dialect == "dendron" and (name == "root.md" or name.startswith("tags.")))
+                or (self.dialect == "logseq" and name[:-3] in LOGSEQ_BUILTIN_PAGES))
 
     def root(self, path: str) -> str | None:
         """A Dendron note's hierarchy root (`a` for `a.b.c.md`), None for a note outside one."""
@@ -245,13 +252,16 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
         p = n["path"]
         if p in linked or vs.in_hierarchy(p):
             n_linked += 1
-            if p in targets and vs.dialect != "logseq" and not vs.machinery(p) and not T.words(n["body"] or ""):
+            if p in targets and vs.dialect not in LINK_MADE_PAGES and not vs.machinery(p) \
+                    and not T.words(n["body"] or ""):
                 empty_linked.append(p)
             continue
         if p in tagged:
             continue
         if "/" in p and _folder_note(p.rsplit("/", 1)[0], paths_lc):
             continue  # its folder's note is the way in (a folder-note plugin shows it as the folder's page)
+        if vs.machinery(p):
+            continue
         (orphans if T.words(n["body"] or "") else empty).append(n)
     share = n_linked / len(notes) if notes else 0.0
     out = []
@@ -327,10 +337,10 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         related = {frozenset(r) for r in conn.execute(
             "SELECT src, target FROM links WHERE kind = 'property' AND target IS NOT NULL AND src != target "
             f"AND prop IN {L.in_sql((*L.SUPERSESSION, 'contradicts'))}")}
-        # a note that embeds the other (Dendron's note reference `![[x#section]]`, an Obsidian embed)
-        # shows its text there by design: the same words, one note
+        # a note that embeds or links the other shows or names it by design (Dendron's note reference
+        # `![[x#section]]`; a guide that says "see the reference note [[x]]"): a pair its author made
         related |= {frozenset(r) for r in conn.execute(
-            "SELECT src, target FROM links WHERE kind = 'embed' AND target IS NOT NULL AND src != target")}
+            "SELECT src, target FROM links WHERE target IS NOT NULL AND src != target")}
     judged = []
     for a, b in sorted(pairs):
         if frozenset((pool[a]["path"], pool[b]["path"])) in related:
@@ -566,8 +576,8 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             if close and len(titles[close]) == 1:
                 intended = titles[close][0]
                 why = f"`{name}` is {intended} spelled another way"
-        if not intended or intended not in by_path:
-            continue
+        if not intended or intended not in by_path or intended in from_notes:
+            continue  # (a link is never pointed at the note that holds it)
         link = M.link_name(conn, intended)
         action = None
         stub = None if fix or folder else _stub_path(target, intended)
