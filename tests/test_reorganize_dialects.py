@@ -279,3 +279,15 @@ def test_pairs_the_author_made_and_pages_the_app_made_are_no_proposals(tmp_path)
     _write(den, "topic.md", "---\nid: t\ntitle: Topic\n---\n")
     _write(den, "notes.md", "---\nid: n\ntitle: Notes\n---\n" + PROSE + "See [[topic]].\n")
     assert not [p for p in _proposals(den) if p["kind"] == "empty"]
+
+
+def test_an_orphan_named_only_in_links_urls_or_headings_is_not_mentioned(tmp_path):
+    """A name inside another link (`[[Kanboard Setup]]`), a URL or a heading is no place to link from."""
+    v = tmp_path / "vault"
+    _write(v, ".obsidian/app.json", "{}")
+    for k in range(4):
+        _write(v, f"Ring {k}.md", f"{PROSE}Next: [[Ring {(k + 1) % 4}]]. See [[Kanboard Setup]] and "
+                                  f"https://example.com/kanboard.\n- ## Kanboard\n")
+    _write(v, "Kanboard Setup.md", PROSE)
+    _write(v, "Kanboard.md", PROSE)
+    assert not [p for p in _proposals(v) if p["kind"] == "orphan"]

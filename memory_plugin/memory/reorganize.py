@@ -216,6 +216,11 @@ def _linked(conn) -> tuple[set[str], set[str]]:
 MENTIONS_SHOWN = 3  # notes named as the places that mention an orphan
 
 
+MENTIONS_READ = 40  # notes whose text matches the name, read to find the mentions in prose
+_NOT_PROSE_RE = re.compile(r"!?\[\[[^\]\n]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|[a-z][\w+.-]*://\S+|^[ \t]*(?:[-*+][ \t]+)?#{1,6}[ \t][^\n]*",
+                           re.M | re.I)
+
+
 def _mentions(conn, n: dict) -> list[str]:
     """Other notes whose text names note `n` (its title as a phrase) without linking it: where its
     owner would link it from (Obsidian's "unlinked mentions")."""
@@ -224,12 +229,22 @@ def _mentions(conn, n: dict) -> list[str]:
         return []
     phrase = '"' + " ".join(words) + '"'
     try:
-        rows = conn.execute("SELECT n.path FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+        rows = conn.execute("SELECT n.path, fts.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
                             "AND n.path != ? AND n.private = 0 ORDER BY n.path LIMIT ?",
-                            (f"{{body headings}} : {phrase}", n["path"], MENTIONS_SHOWN)).fetchall()
+                            (f"body : {phrase}", n["path"], MENTIONS_READ)).fetchall()
     except sqlite3.OperationalError:
         return []
-    return [r[0] for r in rows]
+    # a mention in prose: not inside a link's text or address, a URL or a heading (a name there is
+    # another note's name, an address, or a section: no place to link from)
+    wanted = " ".join(words)
+    out = []
+    for path, body in rows:
+        prose = _NOT_PROSE_RE.sub(" ", body or "")
+        if f" {wanted} " in " " + " ".join(T.WORD_RE.findall(T.fold(prose))) + " ":
+            out.append(path)
+            if len(out) >= MENTIONS_SHOWN:
+                break
+    return out
 
 
 def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
