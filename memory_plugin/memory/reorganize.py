@@ -697,8 +697,8 @@ def _briefed(cfg, conn) -> set[str]:
 
     shown = {c["path"] for c in G.conventions(conn)} | {h["path"] for h in G.hubs(conn, cfg.hub_count)}
     shown |= {p for (p,) in conn.execute("SELECT path FROM notes WHERE hub = 1")}
-    for proj in P.catalog(conn):
-        shown |= {n["path"] for n in B._project_notes(conn, proj)}
+    for notes in B._projects_notes(conn, P.catalog(conn)):
+        shown |= {n["path"] for n in notes}
     return shown
 
 

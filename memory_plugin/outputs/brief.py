@@ -47,29 +47,50 @@ def _item(r: dict, succ: dict | None = None) -> dict:
     return it
 
 
-def _like(prefix: str) -> str:
-    return prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
-def _project_notes(conn, p: dict) -> list[dict]:
-    """The project's notes: those naming it (`project:`), in its folder or its hierarchy
-    (`project.foo.…`), its note and the notes its note links to (not when its note lists other
-    projects too)."""
-    values = [v.lower() for v in p["values"]]
-    marks = ",".join("?" * len(values)) or "NULL"
-    prefixes = [f + "/" for f in p["folders"]] + list(p.get("prefixes") or ())
-    folder_sql = " OR ".join("(n.path LIKE ? ESCAPE '\\')" for _ in prefixes) or "0"
-    args = values + [_like(f) for f in prefixes]
-    args += [(p["hub"] or "") if not p.get("list") else "", p["hub"] or ""]
-    rows = conn.execute(
-        f"""SELECT DISTINCT n.path, n.display_title, n.type, n.status, n.summary, n.hub FROM notes n
-            WHERE n.private = 0 AND n.type != 'journal' AND (
-              lower(n.project) IN ({marks}) OR {folder_sql}
-              OR n.path IN (SELECT l.target FROM links l WHERE l.src = ? AND l.target IS NOT NULL)
-              OR n.path = ?)
-            ORDER BY n.hub DESC, n.path""", args).fetchall()
+def _projects_notes(conn, catalog: list[dict]) -> list[list[dict]]:
+    """The notes of every project of `catalog`, in one pass over the notes (a vault with hundreds of
+    projects would otherwise scan its notes once per project): a note is a project's when its
+    `project:` names it, its path is under one of the project's folders or hierarchy prefixes (which
+    end in `/` or `.`, matched without case as LIKE does), the project's note links to it (unless that
+    note lists other projects too), or it is the project's note."""
+    by_value: dict[str, set[int]] = {}
+    by_prefix: dict[str, set[int]] = {}
+    by_path: dict[str, set[int]] = {}
+    link_src: dict[str, set[int]] = {}
+    for i, p in enumerate(catalog):
+        for v in p["values"]:
+            by_value.setdefault(v.lower(), set()).add(i)
+        for pre in [f + "/" for f in p["folders"]] + list(p.get("prefixes") or ()):
+            by_prefix.setdefault(pre.lower(), set()).add(i)
+        if p["hub"]:
+            by_path.setdefault(p["hub"], set()).add(i)
+            if not p.get("list"):
+                link_src.setdefault(p["hub"], set()).add(i)
+    srcs = sorted(link_src)
+    for k in range(0, len(srcs), 500):
+        chunk = srcs[k:k + 500]
+        for src, target in conn.execute(
+                f"SELECT src, target FROM links WHERE src IN ({','.join('?' * len(chunk))}) AND target IS NOT NULL",
+                chunk):
+            by_path.setdefault(target, set()).update(link_src[src])
+    out: list[list[dict]] = [[] for _ in catalog]
     cols = ("path", "display_title", "type", "status", "summary", "hub")
-    return [dict(zip(cols, r)) for r in rows]
+    for row in conn.execute("SELECT path, display_title, type, status, summary, hub, project FROM notes "
+                            "WHERE private = 0 AND type != 'journal' ORDER BY hub DESC, path"):
+        path, project = row[0], row[6]
+        ids = set(by_path.get(path, ()))
+        if project:
+            ids |= by_value.get(project.lower(), set())
+        if by_prefix:
+            low = path.lower()
+            for j, ch in enumerate(low):
+                if ch in "/." and low[:j + 1] in by_prefix:
+                    ids |= by_prefix[low[:j + 1]]
+        if ids:
+            note = dict(zip(cols, row[:6]))
+            for i in ids:
+                out[i].append(note)
+    return out
 
 
 _ENTRY_PROJECT = re.compile(r"\d{1,2}:\d{2} · project (.+?) · session ")  # journal.entry_line
@@ -126,8 +147,7 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
             h["superseded_by"] = succ[h["path"]]
     catalog = P.catalog(conn)
     projects = {}
-    for p in catalog:
-        notes = _project_notes(conn, p)
+    for p, notes in zip(catalog, _projects_notes(conn, catalog)):
         if not notes:
             continue
         projects[P.key(p["name"])] = {
