@@ -127,7 +127,7 @@ H1_SHARE = 0.5         # a new note opens with an H1 when at least this share of
 ONE_FOLDER_SHARE = 0.8  # where this share of an app's notes sit in one folder, new notes go there too
 SLUG_SHARE = 0.8       # where this share of many-word file names are kebab-case slugs, a new name is one
 MIN_NOTES = 5          # fewer measured notes than this show no convention: the plugin's layout
-STYLE_SAMPLE = 2000    # at most about this many notes are measured (an even sample of a larger vault)
+STYLE_SAMPLE = 1000    # at most about this many notes are measured (an even sample of a larger vault)
 
 # The properties a memory note has whose name the vault may spell its own way. The first tuple holds the
 # spellings that say exactly this (Obsidian's documented `aliases` and `tags` before the deprecated

@@ -107,9 +107,20 @@ def _journal(conn, cfg, projects: list[dict]) -> dict[str, list[str]]:
                         "WHERE n.type = 'journal' AND n.private = 0 ORDER BY n.path DESC LIMIT 30").fetchall()
     out: dict[str, list[str]] = {"*": []}
     owner = {k: P.key(p["name"]) for p in projects for k in p["keys"]}
-    mentions = [(P.key(p["name"]), re.compile(r"(?<![\w-])(" + "|".join(
-        re.escape(n.lower()) for n in sorted({p["name"], p["title"], *p["values"]}, key=len, reverse=True))
-        + r")(?![\w-])")) for p in projects]
+    # each project's names, and its pattern compiled only when a line holds one of them (a vault with
+    # hundreds of projects would compile hundreds of patterns for lines that name none)
+    mentions = [(P.key(p["name"]), sorted({n.lower() for n in (p["name"], p["title"], *p["values"]) if n},
+                                           key=len, reverse=True)) for p in projects]
+    compiled: dict[int, re.Pattern] = {}
+
+    def names_it(i: int, low: str) -> bool:
+        names = mentions[i][1]
+        if not any(n in low for n in names):
+            return False
+        if i not in compiled:
+            compiled[i] = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+        return compiled[i].search(low) is not None
+
     for path, body in rows:
         day = path.rsplit("/", 1)[-1][:-3] if path.startswith(jf + "/") else path
         for line in reversed([l.strip() for l in (body or "").split("\n") if l.strip().startswith(("- ", "* "))]):
@@ -123,7 +134,7 @@ def _journal(conn, cfg, projects: list[dict]) -> dict[str, list[str]]:
                 keys = [k] + ([owner[k]] if owner.get(k, k) != k else [])
             else:
                 low = line.lower()
-                keys = [k for k, rx in mentions if rx.search(low)]
+                keys = [k for i, (k, _names) in enumerate(mentions) if names_it(i, low)]
             for k in keys:
                 lst = out.setdefault(k, [])
                 if len(lst) < JOURNAL_LINES:
