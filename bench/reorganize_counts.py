@@ -67,9 +67,13 @@ def main() -> None:
             counts = Counter(p["kind"] for p in props)
             lines += [f"### {name} ({n} notes)", "", "| kind | proposals | appliable |", "|---|---|---|"]
             for kind in R.KIND_TITLES:
-                lines.append(f"| {kind} | {counts.get(kind, 0)} | "
-                             f"{sum(1 for p in props if p['kind'] == kind and p['action'])} |")
-            lines += ["", "Sample (seeded):", ""]
+                if counts.get(kind):
+                    lines.append(f"| {kind} | {counts[kind]} | "
+                                 f"{sum(1 for p in props if p['kind'] == kind and p['action'])} |")
+            none = [k for k in R.KIND_TITLES if not counts.get(k)]
+            lines += ["", f"None of: {', '.join(none)}." if none else ""]
+            if a.sample:
+                lines += ["", "Sample (seeded):", ""]
             rng = random.Random(12)
             for kind in R.KIND_TITLES:
                 group = [p for p in props if p["kind"] == kind]
