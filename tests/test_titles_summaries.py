@@ -134,3 +134,17 @@ def test_a_folder_no_app_marked_titles_a_note_by_its_opening_h1_else_its_file_na
     titles = {rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values).display_title
               for rel in ("tollgate.md", "kevin-kelly.md")}
     assert titles == {"tollgate.md": "Tollgate", "kevin-kelly.md": "kevin-kelly"}
+
+
+def test_markdown_links_read_as_their_labels_and_fields_are_no_prose():
+    """A destination with parentheses (`[A (B)](A (B).md)`), what a malformed link leaves
+    (`[a](x.md)](y.md)`), and a Dataview field whose value follows `::` at once (`quote::“…”`, in a
+    callout) never reach a summary; `std::vector` in prose is no field."""
+    from memory_plugin.vault.notes import clean_summary, first_paragraph
+
+    assert clean_summary("See [Argument (Logic)](Argument (Logic).md)") == "See Argument (Logic)"
+    assert clean_summary("[Predicate](../p/predicate.md)](../p/predicate-logic.md) has limits.") == \
+        "Predicate has limits."
+    assert first_paragraph("> [!quote]\n> quote::“*Hard choices, easy life.*”\n\nHealth comes first.\n") == \
+        "Health comes first."
+    assert first_paragraph("Use std::vector for the list.\n") == "Use std::vector for the list."

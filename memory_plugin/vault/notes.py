@@ -26,7 +26,10 @@ from .scan import VaultFile
 # `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
 # looked for by the regex engine's fast scan for them, not tried at every position of the text.
 MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
-MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\([^()\n]*+\)")
+# a markdown link's destination may hold balanced parentheses (CommonMark): `[A (B)](A (B).md)`
+MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\((?:[^()\n]|\([^()\n]*+\))*+\)")
+# what a malformed link leaves once its link is read (`[a](x.md)](y.md)`): link syntax, never text
+MDLINK_REST_RE = re.compile(r"\]\((?:[^()\s]|\([^()\s]*+\))*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
                               (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
@@ -65,10 +68,12 @@ DATAVIEW_INLINE_RE = re.compile(r"`\$?=[^`\n]*+`")
 _BOLD_HEADING_RE = re.compile(r"(\*\*|__)[^*_\n]++\1:?")
 _SETEXT_RE = re.compile(r"=++|-++")
 # A `key:: value` line (a Logseq page property, a Dataview inline field): a fact, not prose
-_FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$)")
+# (the value may follow the `::` at once, `quote::“…”`; `Foo::bar` is code, not a field)
+_FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$|(?=[^\w:]))")
 # What is left of a line once its links are taken out, when the line held nothing but links
 # (a table of contents, a "See also" row): separators and list punctuation.
-_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\([^()\n]*+\)|[A-Za-z][\w+.-]*+://\S++)")
+_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\((?:[^()\n]|\([^()\n]*+\))*+\)"
+                            r"|[A-Za-z][\w+.-]*+://\S++)")
 _SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←<>\-–—()*_]*+")
 # A label before a line's links (`Source: https://…`, `*Source:* [[x]]`): with nothing but links
 # after it, the line is a reference, not prose
@@ -498,6 +503,8 @@ def plain_text(s: str, limit: int = PLAIN_MAX, label_first: bool = False) -> str
         s = MD_STRIP_RE.sub(_label_first_text if label_first else _wikilink_text, s)
     if "](" in s:
         s = MDLINK_TEXT_RE.sub(_group1, s)
+        if "](" in s:
+            s = MDLINK_REST_RE.sub("", s)
     if _EMPH_CHARS.search(s):
         s = EMPH_RE.sub(_emph, s)
     # each run of whitespace as one space, the ends stripped: what re.sub(r"\s+", " ", s).strip()
