@@ -3,7 +3,7 @@
 # de783667e9349637832a51de8d142766805f823e, the whole repository minus CODE_OF_CONDUCT.md, LICENSE.md and
 # .gitignore (150 markdown notes), into DIR.
 # The repository's LICENSE.md is copied beside the vault as DIR/../LICENSE.
-# In this session it is laid at $MEMORY_PLUGIN_EVALDATA/interlock-kb/vault.
+# It is laid at $MEMORY_PLUGIN_EVALDATA/interlock-kb/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=de783667e9349637832a51de8d142766805f823e

@@ -5,7 +5,7 @@
 # (The fork is used because the upstream repository is much larger.)
 # Non-markdown files (images) are written empty; wikilinks and embeds to them still resolve.
 # The repository's LICENSE.txt is copied beside the vault as DIR/../LICENSE.
-# In this session it is laid at $MEMORY_PLUGIN_EVALDATA/quartz-docs/vault.
+# It is laid at $MEMORY_PLUGIN_EVALDATA/quartz-docs/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=6581960271f74bd75e29b66217fe0e23999577d2

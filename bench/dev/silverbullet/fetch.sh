@@ -2,7 +2,7 @@
 # Materialise the dev vault: silverbulletmd/silverbullet (MIT, Copyright 2022 Zef Hemel) at commit
 # 754e8525b91fc11fe51f0b4b3e488aba0b027c2b, folder docs/ only (225 markdown notes), into DIR.
 # The repository's LICENSE.md is copied beside the vault as DIR/../LICENSE.
-# In this session it is laid at $MEMORY_PLUGIN_EVALDATA/silverbullet/vault.
+# It is laid at $MEMORY_PLUGIN_EVALDATA/silverbullet/vault.
 set -eu
 dir=${1:?usage: fetch.sh DIR}
 commit=754e8525b91fc11fe51f0b4b3e488aba0b027c2b
