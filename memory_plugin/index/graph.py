@@ -169,8 +169,6 @@ TEMPLATE_MIN_PLACEHOLDERS = 3  # a note with this many `{{…}}`/`<% … %>` pla
 _JOURNAL_NAME_RE = re.compile(r"(?<!\d)\d{4}[-_.]\d{1,2}[-_.]\d{1,2}(?!\d)[^/]*$"
                               r"|(?<![^/])(?:\d{8}|\d{4}-W\d{1,2}|\d{4}-\d{2})\.md$")
 _PLACEHOLDER_RE = re.compile(r"\{\{[^{}\n]{1,200}\}\}|<%[^%\n]{0,200}%>")
-_EDN_FAVORITES_RE = re.compile(r":favorites\s*\[([^\]]*)\]")
-_EDN_HOME_RE = re.compile(r":default-home\s*\{[^}]*?:page\s+\"([^\"]+)\"")
 
 
 _NOT_WORD_RE = re.compile(r"[\W_]+")
@@ -191,54 +189,17 @@ def is_date_named(path: str) -> bool:
     return _JOURNAL_NAME_RE.search(path, path.rfind("/") + 1) is not None
 
 
-def _read(path: str, limit: int = 200_000) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read(limit)
-    except OSError:
-        return ""
-
-
 def app_settings(vault: str | None, dialect: str) -> dict:
     """What the vault's app says about its entry points and folders, read from its own settings:
     {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...]}.
-    Logseq's logseq/config.edn (:default-home, :favorites); Obsidian's .obsidian/ (bookmarks.json or
-    starred.json, the Homepage plugin); the daily-notes and templates folders as vault/appsettings.py
-    reads them. A few small files, read when hubs are ranked (after the index changes)."""
+    vault/appsettings.py reads them (entry_pages, daily_notes, templates_folder): a few small files,
+    read when hubs are ranked (after the index changes)."""
     from ..vault import appsettings
 
     out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": []}
     if not vault:
         return out
-    if dialect == "logseq":
-        edn = "\n".join(l for l in _read(os.path.join(vault, "logseq", "config.edn")).split("\n")
-                        if not l.lstrip().startswith(";"))
-        m = _EDN_FAVORITES_RE.search(edn)
-        if m:
-            out["favorites"] = re.findall(r"\"([^\"]+)\"", m.group(1))
-        m = _EDN_HOME_RE.search(edn)
-        if m:
-            out["home"].append(m.group(1))
-    obs = os.path.join(vault, ".obsidian")
-    if os.path.isdir(obs):
-        def files(items):
-            for it in items or []:
-                if isinstance(it, dict):
-                    if it.get("type") == "file" and isinstance(it.get("path"), str):
-                        yield it["path"]
-                    yield from files(it.get("items"))
-        for name in ("bookmarks.json", "starred.json"):
-            data = appsettings.read_json(os.path.join(obs, name))
-            if isinstance(data, dict):
-                out["favorites"] += list(files(data.get("items")))
-        home = appsettings.read_json(os.path.join(obs, "plugins", "homepage", "data.json"))
-        if isinstance(home, dict):  # Homepage plugin: {"homepages": {name: {"value": note}}} or older
-            pages = home.get("homepages") if isinstance(home.get("homepages"), dict) else {"": home}
-            for h in pages.values():
-                if isinstance(h, dict):
-                    v = h.get("value") or h.get("defaultNote")
-                    if isinstance(v, str) and v.strip():
-                        out["home"].append(v.strip())
+    out.update(appsettings.entry_pages(vault, dialect))
     daily = appsettings.daily_notes(vault, dialect)
     if daily is not None and daily.home:  # a daily-notes folder at the root names no folder
         out["journal_folders"].append(daily.home)

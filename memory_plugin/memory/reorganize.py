@@ -109,16 +109,6 @@ LINK_MADE_PAGES = ("logseq", "dendron")
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
 
 
-def _settings(vault, *parts: str) -> dict:
-    """A JSON settings file of the vault's app (`.obsidian/...`), {} when absent or unreadable."""
-    data = appsettings.read_json(os.path.join(vault, *parts))
-    return data if isinstance(data, dict) else {}
-
-
-def _folders_of(settings: list) -> list[str]:
-    return [str(f).strip().strip("/") for f in settings if isinstance(f, str) and str(f).strip().strip("/")]
-
-
 class VaultShape:
     """What the vault's own settings and names say about its notes: which are templates, which are
     journals, and (Dendron) its dot hierarchy."""
@@ -134,20 +124,8 @@ class VaultShape:
     def read(cls, cfg: Config, notes: list[dict]) -> "VaultShape":
         vault = cfg.vault
         dialect = str(cfg.values.get("dialect") or "")
-        obs = [".obsidian"]
-        tfolders = _folders_of([_settings(vault, *obs, "templates.json").get("folder"),
-                                _settings(vault, *obs, "plugins", "templater-obsidian", "data.json").get("templates_folder"),
-                                ".foam/templates"])
-        jfolders = [str(cfg.values.get("journal_folder") or "").strip("/")]
-        jfolders.append(str(_settings(vault, *obs, "daily-notes.json").get("folder") or "").strip("/"))
-        periodic = _settings(vault, *obs, "plugins", "periodic-notes", "data.json")
-        for period in ("daily", "weekly", "monthly", "quarterly", "yearly"):
-            conf = periodic.get(period)
-            if isinstance(conf, dict) and conf.get("enabled"):
-                jfolders.append(str(conf.get("folder") or "").strip("/"))
-        if dialect == "logseq":
-            jfolders.append((appsettings.logseq_config(vault).get(":journals-directory") or "journals").strip("/"))
-        jfolders = [f for f in jfolders if f]
+        tfolders, jfolders = appsettings.machinery_folders(str(vault), dialect)
+        jfolders = [f for f in [str(cfg.values.get("journal_folder") or "").strip("/")] + jfolders if f]
         templates, journals = set(), set()
         for n in notes:
             path = n["path"]

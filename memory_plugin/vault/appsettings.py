@@ -393,3 +393,78 @@ def template_text(vault: str | os.PathLike, rel: str | None, limit: int = 20_000
             except OSError:
                 return None
     return None
+
+
+_EDN_FAVORITES_RE = re.compile(r":favorites\s*\[([^\]]*)\]")
+_EDN_HOME_RE = re.compile(r":default-home\s*\{[^}]*?:page\s+\"([^\"]+)\"")
+
+
+def _read(path: str, limit: int = 200_000) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read(limit)
+    except OSError:
+        return ""
+
+
+def entry_pages(vault: str, dialect: str) -> dict[str, list[str]]:
+    """The pages the owner's app opens the vault on: {"home": [...], "favorites": [...]} (names or
+    paths). Logseq's logseq/config.edn (:default-home, :favorites); Obsidian's bookmarks.json or
+    starred.json and the Homepage plugin's settings."""
+    out: dict[str, list[str]] = {"home": [], "favorites": []}
+    if dialect == "logseq":
+        edn = "\n".join(l for l in _read(os.path.join(vault, "logseq", "config.edn")).split("\n")
+                        if not l.lstrip().startswith(";"))
+        m = _EDN_FAVORITES_RE.search(edn)
+        if m:
+            out["favorites"] = re.findall(r"\"([^\"]+)\"", m.group(1))
+        m = _EDN_HOME_RE.search(edn)
+        if m:
+            out["home"].append(m.group(1))
+    obs = os.path.join(vault, ".obsidian")
+    if os.path.isdir(obs):
+        def files(items):
+            for it in items or []:
+                if isinstance(it, dict):
+                    if it.get("type") == "file" and isinstance(it.get("path"), str):
+                        yield it["path"]
+                    yield from files(it.get("items"))
+        for name in ("bookmarks.json", "starred.json"):
+            data = read_json(os.path.join(obs, name))
+            if isinstance(data, dict):
+                out["favorites"] += list(files(data.get("items")))
+        home = read_json(os.path.join(obs, "plugins", "homepage", "data.json"))
+        if isinstance(home, dict):  # Homepage plugin: {"homepages": {name: {"value": note}}} or older
+            pages = home.get("homepages") if isinstance(home.get("homepages"), dict) else {"": home}
+            for h in pages.values():
+                if isinstance(h, dict):
+                    v = h.get("value") or h.get("defaultNote")
+                    if isinstance(v, str) and v.strip():
+                        out["home"].append(v.strip())
+    return out
+
+
+def machinery_folders(vault: str, dialect: str) -> tuple[list[str], list[str]]:
+    """(template folders, journal folders) by every setting that names one: the core Templates and
+    Templater folders and Foam's `.foam/templates`; the daily-notes folder, each enabled Periodic
+    Notes period's folder, Logseq's journals directory."""
+    def folders(values) -> list[str]:
+        return [str(f).strip().strip("/") for f in values if isinstance(f, str) and str(f).strip().strip("/")]
+
+    def setting(*parts: str) -> dict:
+        data = read_json(os.path.join(vault, ".obsidian", *parts))
+        return data if isinstance(data, dict) else {}
+
+    templates = folders([setting("templates.json").get("folder"),
+                         setting("plugins", "templater-obsidian", "data.json").get("templates_folder"),
+                         ".foam/templates"])
+    journals = [setting("daily-notes.json").get("folder")]
+    periodic = setting("plugins", "periodic-notes", "data.json")
+    for period in ("daily", "weekly", "monthly", "quarterly", "yearly"):
+        conf = periodic.get(period)
+        if isinstance(conf, dict) and conf.get("enabled"):
+            journals.append(conf.get("folder"))
+    if dialect == "logseq":
+        journals.append(logseq_config(vault).get(":journals-directory") or "journals")
+    return templates, folders(journals)
+
