@@ -49,7 +49,7 @@ def test_install_registers_three_hooks_and_keeps_everything_else(settings, vault
         assert os.path.isabs(h["command"]) and os.access(h["command"], os.X_OK)
     matchers = {ev: g.get("matcher") for ev, groups in data["hooks"].items() for g in groups
                 if any(h.get("args", [""])[0] == "hook" for h in g["hooks"])}
-    assert matchers["PostToolUse"] == "Write|Edit|NotebookEdit"
+    assert matchers["PostToolUse"] == "Read|Write|Edit|MultiEdit|NotebookEdit"
     backup = settings.with_name("settings.json.memory-plugin.bak")
     assert json.loads(backup.read_text()) == OTHER
     for skill in ("memory-query", "memory-write", "memory-reorganize"):

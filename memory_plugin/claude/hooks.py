@@ -19,6 +19,7 @@ INLINE_NOTE_BYTES = 512 * 1024
 # reads every supersedes link and the project catalogue, which grows with the vault (bench/RESULTS.md).
 BRIEF_INLINE_MAX_NOTES = 20_000
 DISABLE = "MEMORY_PLUGIN_DISABLE"
+CODE_REPO_ENV = "MEMORY_PLUGIN_SESSION_CWD"  # SessionStart's working folder, for its worker (code baselines)
 
 
 # ---------------------------------------------------------------- plumbing
@@ -358,6 +359,8 @@ def session_start(payload: dict, ctx: HookContext) -> None:
 
     cfg = _load_cfg()
     ctx.cache_dir = str(cfg.cache_dir)
+    if isinstance(payload.get("cwd"), str) and cfg.code_context:  # the worker records the cited code as it is now
+        os.environ[CODE_REPO_ENV] = payload["cwd"]
     if cfg.vault is None:
         _emit_context("memory-plugin is installed but no vault is configured: run "
                       "`memory-plugin install --vault PATH` to give sessions the vault's memory.")
@@ -405,6 +408,19 @@ def session_start(payload: dict, ctx: HookContext) -> None:
                          syncing=syncing, synced_at=synced_at)
     _emit_context(text)
     ctx.emitted = True
+    _record_brief(cfg, payload, data, text, match)
+
+
+def _record_brief(cfg, payload: dict, data: dict, text: str, match) -> None:
+    """The notes this brief showed (not those it left out for room), for the later hooks of the
+    session: they add nothing Claude already has (prompt_hook.py, code_hook.py)."""
+    from . import prompt_hook
+    from ..core.fence import escape_vault_text as esc
+
+    shown = [p for p in prompt_hook._brief_paths(str(cfg.cache_dir), data) if f"({esc(p)})" in text]
+    st = {"shown": shown, "injected": [], "project": [_cwd(payload.get("cwd")) or "",
+                                                     match.project["name"] if match and match.project else ""]}
+    prompt_hook.save_state(str(cfg.cache_dir), payload.get("session_id"), st)
 
 
 # ---------------------------------------------------------------- PostToolUse
@@ -414,7 +430,7 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
     if not isinstance(ti, dict):
         raise _Quiet
     fp = ti.get("file_path") or ti.get("notebook_path")
-    if not isinstance(fp, str) or not fp.lower().endswith(".md"):
+    if not isinstance(fp, str) or not fp:
         raise _Quiet
     cfg = _load_cfg()
     ctx.cache_dir = str(cfg.cache_dir)
@@ -422,9 +438,18 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
         raise _Quiet
     from ..core.paths import vault_rel
 
-    rel = vault_rel(cfg.vault, fp, cfg.exclude)
-    if rel is None:
-        raise _Quiet
+    rel = vault_rel(cfg.vault, fp, cfg.exclude) if fp.lower().endswith(".md") else None
+    if rel is None:  # a repository file: the notes citing it (code_hook.py); never the vault's own
+        if not cfg.code_context or _in_vault(cfg, fp):
+            raise _Quiet
+        from . import code_hook
+
+        text = code_hook.respond(cfg, payload, fp)
+        if text:
+            code_hook.emit(text)
+        return
+    if payload.get("tool_name") == "Read":
+        raise _Quiet  # reading a note changes nothing
     cfg.ensure_cache_dir()
     _record_touch(str(cfg.cache_dir), payload.get("session_id"), rel)
     if not os.path.exists(cfg.path("index.sqlite")):
@@ -447,6 +472,13 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
             refresh_brief(cfg)
     if (stats.get("reindexed") or stats.get("queued")) and _embedding_on(cfg):
         start_worker(cfg, "embed")  # the model is never loaded here: a detached worker embeds the note
+
+
+def _in_vault(cfg, fp: str) -> bool:
+    try:
+        return os.path.commonpath([os.path.realpath(fp), os.path.realpath(cfg.vault)]) == os.path.realpath(cfg.vault)
+    except ValueError:
+        return False
 
 
 def _brief_notes(cfg) -> int:
@@ -635,6 +667,8 @@ def worker(mode: str, *args: str) -> None:
     if cfg.vault is not None and cfg.worker_seconds:
         _watchdog(cfg)
     try:
+        if mode in ("sync", "rebuild"):
+            _record_code(cfg)
         if mode == "reindex":
             from ..memory import journal
 
@@ -659,6 +693,31 @@ def worker(mode: str, *args: str) -> None:
             return
     _embed_in_background(cfg)
     _set_error(str(cfg.cache_dir), "background", None)
+
+
+def _record_code(cfg) -> None:
+    """The baselines of the code the vault's notes cite in the session's repository (index/code.py),
+    before the sync: a later edit is compared with the code as the session found it."""
+    cwd = os.environ.get(CODE_REPO_ENV)
+    if not cwd or not os.path.exists(cfg.path("index.sqlite")):
+        return
+    from ..index import code
+    from ..index import store as index
+    from . import prompt_hook
+
+    repo = code.repo_root(cwd)
+    if repo is None:
+        return
+    try:
+        conn = index.open_index(cfg)
+    except index.IndexMissing:
+        return
+    try:
+        from ..outputs import brief
+
+        code.record_repo(conn, str(cfg.cache_dir), repo, prompt_hook._project(brief.load(str(cfg.cache_dir)) or {}, cwd))
+    finally:
+        conn.close()
 
 
 def _embed_in_background(cfg) -> None:
@@ -722,8 +781,9 @@ class Hook:
 HOOKS = (
     Hook("SessionStart", "session-start", "startup|resume|clear|compact", 10, session_start),
     Hook("UserPromptSubmit", "user-prompt-submit", None, 10, user_prompt_submit),
-    # NotebookEdit carries notebook_path; MultiEdit no longer exists
-    Hook("PostToolUse", "post-tool-use", "Write|Edit|NotebookEdit", 10, post_tool_use),
+    # NotebookEdit carries notebook_path; MultiEdit no longer exists (kept: harmless, and older versions
+    # send it); Read: the notes citing a repository file reach Claude when it opens that file
+    Hook("PostToolUse", "post-tool-use", "Read|Write|Edit|MultiEdit|NotebookEdit", 10, post_tool_use),
     Hook("SessionEnd", "session-end", None, 10, session_end),
 )
 HANDLERS = {h.verb: h.handler for h in HOOKS}

@@ -99,7 +99,7 @@ def load_state(cache_dir: str, session_id, cwd: str | None = None) -> dict:
 def save_state(cache_dir: str, session_id, st: dict) -> None:
     from ..core.fsutil import atomic_write  # makes the folder too
 
-    keep = {k: st[k] for k in ("shown", "injected", "project") if k in st}
+    keep = {k: st[k] for k in ("shown", "injected", "project", "flagged") if k in st}
     atomic_write(_state_path(cache_dir, session_id), json.dumps(keep), skip_unchanged=False)
 
 

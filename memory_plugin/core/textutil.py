@@ -198,3 +198,39 @@ def headings(body: str) -> list[str]:
             h = m.group(2)
             out.append(h.rstrip(" \t#").strip() or h.strip())
     return out
+
+
+_ISO_DAY_RE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})")
+
+
+def _ago(days: int) -> str:
+    for unit, n, upto in (("day", 1, 14), ("week", 7, 9 * 7), ("month", 30.44, 24 * 30.44)):
+        if days < upto:
+            return "today" if days < 1 else f"{plural(int(days // n), unit)} ago"
+    return f"{plural(int(days // 365.25), 'year')} ago"
+
+
+def age_phrase(validated=None, updated=None, created=None, mtime: float | None = None,
+               now: float | None = None) -> str:
+    """How old a note's word is, compactly: "validated 3 weeks ago", "updated 2 months ago",
+    "written 14 months ago" (its last validation, else its last update, else its creation date;
+    else the file's modification time); "" when nothing dates it or the date lies ahead."""
+    import time as _time
+
+    now = _time.time() if now is None else now
+    for verb, value in (("validated", validated), ("updated", updated), ("written", created)):
+        m = _ISO_DAY_RE.match(str(value)) if value else None
+        if not m:
+            continue
+        try:
+            import calendar
+
+            t = calendar.timegm((int(m.group(1)), int(m.group(2)), int(m.group(3)), 0, 0, 0))
+        except (ValueError, OverflowError):
+            continue
+        days = (now - t) / 86400
+        return f"{verb} {_ago(days)}" if days >= -1 else ""
+    if mtime:
+        days = (now - mtime) / 86400
+        return f"written {_ago(days)}" if days >= -1 else ""
+    return ""

@@ -33,10 +33,11 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "11"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+SCHEMA_VERSION = "12"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
 # 8: notes_private (private notes found without reading every row); 9: fts props column (last, as 5);
 # 10: Dendron links read label-first; 11: Logseq links find a page by its name (`[[x: y]]` is `x%3A y.md`,
-# `[[a/b]]` is `a___b.md`), its `alias::`, and `#tag` is a link to the page `tag`
+# `[[a/b]]` is `a___b.md`), its `alias::`, and `#tag` is a link to the page `tag`; 12: anchors (the code a
+# note cites, vault/anchors.py)
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was
@@ -73,6 +74,11 @@ CREATE TABLE usage(path TEXT PRIMARY KEY, hits INTEGER NOT NULL DEFAULT 0, last_
 CREATE TABLE chunks(path TEXT NOT NULL, seq INTEGER NOT NULL, note_hash TEXT NOT NULL, hash TEXT NOT NULL,
   heading TEXT, start INTEGER, end INTEGER, vec BLOB NOT NULL, PRIMARY KEY(path, seq));
 CREATE INDEX chunks_hash ON chunks(hash);
+CREATE TABLE anchors(path TEXT NOT NULL, kind TEXT NOT NULL, file TEXT, line1 INTEGER, line2 INTEGER,
+  symbol TEXT, qual TEXT, commit_ TEXT, fp TEXT, quote TEXT);
+CREATE INDEX anchors_path ON anchors(path);
+CREATE INDEX anchors_file ON anchors(file);
+CREATE INDEX anchors_symbol ON anchors(symbol) WHERE symbol IS NOT NULL;
 CREATE VIRTUAL TABLE fts USING fts5(title, aliases, tags, summary, body, headings, props,
   tokenize = 'unicode61 remove_diacritics 2');
 """
@@ -235,7 +241,7 @@ def delete_note_rows(conn: sqlite3.Connection, path: str, keep_vectors: bool = F
     row = conn.execute("SELECT id FROM notes WHERE path=?", (path,)).fetchone()
     if row:
         conn.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
-    for table in ("notes", "tags", "aliases", "warnings") + (() if keep_vectors else ("chunks",)):
+    for table in ("notes", "tags", "aliases", "warnings", "anchors") + (() if keep_vectors else ("chunks",)):
         conn.execute(f"DELETE FROM {table} WHERE path=?", (path,))
     conn.execute("DELETE FROM links WHERE src=?", (path,))
 
@@ -278,7 +284,8 @@ def note_rows(note: Note, resolver: L.Resolver, values: dict) -> tuple:
                       name_key(ln.linkpath), target, int(amb)))
     return (row, fts, [(note.path, t, t.lower()) for t in note.tags],
             [(note.path, a.lower()) for a in note.aliases],
-            [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings], links)
+            [(note.path, "skipped" if note.skipped else "parse", w) for w in note.warnings], links,
+            [] if note.private else [(note.path, *a) for a in note.anchors])
 
 
 def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> None:
@@ -297,6 +304,8 @@ def insert_rows(conn: sqlite3.Connection, batch: list[tuple], first_id: int) -> 
     conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", [w for r in batch for w in r[4]])
     conn.executemany("INSERT INTO links(src, kind, prop, linkpath, subpath, display, line, key, target,"
                      " ambiguous) VALUES (?,?,?,?,?,?,?,?,?,?)", [x for r in batch for x in r[5]])
+    conn.executemany("INSERT INTO anchors(path, kind, file, line1, line2, symbol, qual, commit_, fp, quote)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?)", [x for r in batch for x in r[6]])
 
 
 def write_note(conn: sqlite3.Connection, note: Note, resolver: L.Resolver, cfg: Config,

@@ -152,6 +152,7 @@ class Note:
     mtime_ns: int = 0
     size: int = 0
     hash: str = ""
+    anchors: list = field(default_factory=list)  # the code it cites (vault/anchors.py)
 
     @property
     def folder(self) -> str:
@@ -777,6 +778,10 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
         budget.check("masking code and comments")
 
     blocks = L.mask_blocks(body, check)  # what the summary is read from, and the first steps of `masked`
+    if "`" in body or "/" in body or props:
+        from . import anchors as A
+
+        note.anchors = A.extract_note(blocks, body, props)
     masked = L.mask_spans(blocks, keep_obsidian_comments=keep_comments, check=check)
     note.links = L.extract_property_links(props, cfg_values.get("dialect")) + L.extract_body_links(
         body, offset, masked=masked, dialect=cfg_values.get("dialect"))

@@ -90,7 +90,7 @@ def _settings_hooks(d: dict[str, Path]) -> dict:
         "hooks": {
             "SessionStart": [{"matcher": "startup|resume|clear|compact",
                               "hooks": [_hook(script, logs / "session_start.jsonl", MARKER)]}],
-            "PostToolUse": [{"matcher": "Write|Edit|NotebookEdit",
+            "PostToolUse": [{"matcher": "Read|Write|Edit|MultiEdit|NotebookEdit",
                              "hooks": [_hook(script, logs / "post_tool_use.jsonl")]}],
             "SessionEnd": [{"hooks": [_hook(script, logs / "session_end.jsonl")]}],
         }

@@ -1,0 +1,483 @@
+"""Notes and the code they cite: anchors (vault/anchors.py) resolved against the repository Claude
+works in, and whether the cited code changed since the note was written.
+
+A repository is the git top-level of the file touched (or of the working folder). A note's anchor
+names a path as the note wrote it; it matches a repository file when that path is the file's path
+from the top-level, or a tail of it at a folder boundary (`middleware/base.py`). A symbol anchor
+matches a file that defines it (`def`/`class`/`function`/`func`/`fn`/...); `Class.method` needs the
+method inside that class (or a Go receiver of that type).
+
+Changed since: the cited code is compared with what the note saw, in this order of evidence:
+1. the fingerprint `remember --about` recorded in the note (`fp=`), exact;
+2. for a permalink, the code it quotes right after it, else the file at its commit when the
+   repository has that commit;
+3. else the code as it was the first time the plugin saw the anchor in this repository (the
+   baseline, kept in `code.sqlite` in the cache folder, per repository, note and anchor).
+Lines whose code is found elsewhere in the file are `moved` (followed, not flagged); a symbol is
+followed by its name. A whole-file anchor is `changed` when the file differs from its baseline and
+the note cites nothing more precise in it.
+
+Standard library only: the PostToolUse hook runs this on every Read and Edit.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import time
+
+STATES = ("current", "moved", "changed", "missing", "unknown")
+MAX_CODE_BYTES = 2_000_000   # a bigger file is not read for symbols or fingerprints
+BASE_DB = "code.sqlite"
+# the most specific evidence first: cites these lines > this symbol > this file
+TIER_LINES, TIER_SYMBOL, TIER_FILE = 0, 1, 2
+_PY_DEF_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)", re.M)
+# brace languages: JS/TS functions and classes, methods in a class body, Go funcs with receivers,
+# Rust fn/impl, Java/C#/Kotlin/Swift methods and types
+_BRACE_DEF_RES = (
+    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?function\*?[ \t]+([A-Za-z_$][\w$]*)", re.M),
+    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?(?:public[ \t]+|private[ \t]+|internal[ \t]+)?"
+               r"(?:final[ \t]+|sealed[ \t]+|data[ \t]+|static[ \t]+)*(class|struct|enum|trait|interface|impl|object|protocol)"
+               r"(?:<[^>\n]*>)?[ \t]+([A-Za-z_$][\w$]*)", re.M),
+    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]+)?"
+               r"(?:function\b|\([^)\n]*\)[ \t]*=>|[A-Za-z_$][\w$]*[ \t]*=>)", re.M),
+    re.compile(r"^([ \t]*)func[ \t]+(?:\([ \t]*\w*[ \t]*\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?[ \t]*\)[ \t]*)?([A-Za-z_]\w*)", re.M),
+    re.compile(r"^([ \t]*)(?:pub(?:\([^)]*\))?[ \t]+)?(?:async[ \t]+)?(?:unsafe[ \t]+)?(?:const[ \t]+)?fn[ \t]+([A-Za-z_]\w*)", re.M),
+    re.compile(r"^([ \t]+)(?:(?:public|private|protected|internal|static|async|override|final|virtual|get|set)[ \t]+)*"
+               r"(?!if\b|for\b|while\b|switch\b|catch\b|return\b|function\b|else\b|new\b)([A-Za-z_$][\w$]*)[ \t]*"
+               r"(?:<[^>\n]*>)?\([^)\n]*\)[ \t]*(?::[^{\n]+)?\{", re.M),
+)
+
+
+# ---------------------------------------------------------------- the repository
+
+def repo_root(path: str) -> str | None:
+    """The git top-level holding `path` (a file or a folder), or None."""
+    from .project import git_top
+
+    d = os.path.abspath(path)
+    return git_top(d if os.path.isdir(d) else os.path.dirname(d))
+
+
+def read_code(path: str) -> str | None:
+    try:
+        if os.path.getsize(path) > MAX_CODE_BYTES:
+            return None
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError:
+        return None
+    if b"\0" in raw[:8192]:
+        return None  # binary
+    return raw.decode("utf-8", errors="replace")
+
+
+def tails(rel: str) -> list[str]:
+    """`a/b/c.py` -> [`a/b/c.py`, `b/c.py`, `c.py`]: the ways a note may write that file's path."""
+    parts = rel.split("/")
+    return ["/".join(parts[i:]) for i in range(len(parts))]
+
+
+# ---------------------------------------------------------------- symbols
+
+class Def:
+    __slots__ = ("name", "cls", "line1", "line2", "is_class")
+
+    def __init__(self, name, cls, line1, line2, is_class):
+        self.name, self.cls, self.line1, self.line2, self.is_class = name, cls, line1, line2, is_class
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    return starts
+
+
+def _line_of(starts: list[int], pos: int) -> int:
+    import bisect
+
+    return bisect.bisect_right(starts, pos)  # 1-based
+
+
+def _indent_end(lines: list[str], i: int, indent: int) -> int:
+    """Python: the last line (1-based) of the block opened at line i (0-based)."""
+    last = i
+    for j in range(i + 1, len(lines)):
+        s = lines[j]
+        if not s.strip():
+            continue
+        ind = len(s) - len(s.lstrip(" \t"))
+        if ind <= indent and not s.lstrip().startswith((")", "]", "}")):
+            break
+        last = j
+    return last + 1
+
+
+def _brace_end(text: str, start: int, starts: list[int]) -> int:
+    """Brace languages: the line (1-based) where the block opened after `start` closes."""
+    i = text.find("{", start)
+    nl = text.find(";", start)
+    if i < 0 or (0 <= nl < i and text.count("\n", start, nl) == 0 and text.count("\n", start, i) > 0):
+        return _line_of(starts, start)
+    depth = 0
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return _line_of(starts, i)
+        elif c in "\"'`":
+            j = i + 1
+            while j < n and text[j] != c and not (c != "`" and text[j] == "\n"):
+                j += 2 if text[j] == "\\" else 1
+            i = j
+        elif c == "/" and i + 1 < n and text[i + 1] == "/":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        i += 1
+    return _line_of(starts, n - 1)
+
+
+def definitions(text: str, path: str = "") -> list[Def]:
+    """The functions, methods and classes (types) a source file defines, with their line spans."""
+    starts = _line_starts(text)
+    out: list[Def] = []
+    if path.endswith((".py", ".pyi", ".pyx")) or (not path.rsplit("/", 1)[-1].count(".") and text.startswith("#!") and "python" in text[:80]):
+        lines = text.split("\n")
+        classes: list[tuple[int, str, int, int]] = []  # (indent, name, line1, line2)
+        for m in _PY_DEF_RE.finditer(text):
+            indent = len(m.group(1).expandtabs(4))
+            l1 = _line_of(starts, m.start())
+            l2 = _indent_end(lines, l1 - 1, indent)
+            owner = None
+            for ind, name, c1, c2 in reversed(classes):
+                if ind < indent and c1 < l1 <= c2:
+                    owner = name
+                    break
+            is_class = m.group(2) == "class"
+            if is_class:
+                classes.append((indent, m.group(3), l1, l2))
+            out.append(Def(m.group(3), owner, l1, l2, is_class))
+        return out
+    seen: set[tuple[str, int]] = set()
+    types: list[Def] = []
+    for k, rx in enumerate(_BRACE_DEF_RES):
+        for m in rx.finditer(text):
+            l1 = _line_of(starts, m.start())
+            if k == 3:  # Go: func (r *Recv) Name
+                name, cls, is_class = m.group(3), m.group(2), False
+            elif k == 1:
+                name, cls, is_class = m.group(3), None, True
+            else:
+                name, cls, is_class = m.group(2), None, False
+            if (name, l1) in seen:
+                continue
+            seen.add((name, l1))
+            l2 = _brace_end(text, m.end(), starts)
+            d = Def(name, cls, l1, l2, is_class)
+            out.append(d)
+            if is_class:
+                types.append(d)
+    for d in out:  # a method inside a class body belongs to it
+        if d.cls is None and not d.is_class:
+            owners = [t for t in types if t.line1 < d.line1 <= t.line2]
+            if owners:
+                d.cls = max(owners, key=lambda t: t.line1).name
+    return out
+
+
+def find_symbol(defs: list[Def], name: str, qual: str | None) -> Def | None:
+    hits = [d for d in defs if d.name == name and not d.is_class]
+    if qual:
+        hits = [d for d in hits if d.cls == qual]
+    if not hits and not qual:
+        hits = [d for d in defs if d.name == name]
+    return hits[0] if hits else None
+
+
+# ---------------------------------------------------------------- fingerprints
+
+def _norm(lines) -> list[str]:
+    """Lines as compared: stripped of surrounding space, blank lines dropped."""
+    return [s.strip() for s in lines if s.strip()]
+
+
+def fingerprint(lines) -> str:
+    return hashlib.sha1("\n".join(_norm(lines)).encode("utf-8", "replace")).hexdigest()[:16]
+
+
+def block(file_lines: list[str], l1: int, l2: int) -> list[str]:
+    return file_lines[max(l1 - 1, 0):l2]
+
+
+def locate(file_lines: list[str], want: list[str]) -> int | None:
+    """The 1-based line where the normalized block `want` starts in the file, or None."""
+    want = _norm(want)
+    if not want:
+        return None
+    norm = [(i, s.strip()) for i, s in enumerate(file_lines) if s.strip()]
+    texts = [s for _, s in norm]
+    k = len(want)
+    first = want[0]
+    for j, s in enumerate(texts):
+        if s == first and texts[j:j + k] == want:
+            return norm[j][0] + 1
+    return None
+
+
+def locate_fp(file_lines: list[str], fp: str, size: int) -> int | None:
+    """Where a block of `size` lines with fingerprint `fp` starts (a moved block), or None."""
+    for i in range(0, max(len(file_lines) - size + 1, 0)):
+        if fingerprint(file_lines[i:i + size]) == fp:
+            return i + 1
+    return None
+
+
+# ---------------------------------------------------------------- baselines
+
+def open_bases(cache_dir: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(os.path.join(cache_dir, BASE_DB), timeout=2.0, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE IF NOT EXISTS base(repo TEXT NOT NULL, note TEXT NOT NULL, akey TEXT NOT NULL,"
+                 " lines TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY(repo, note, akey))")
+    return conn
+
+
+def anchor_key(row: dict) -> str:
+    return "|".join(str(row.get(k) or "") for k in ("kind", "file", "line1", "line2", "qual", "symbol", "commit"))
+
+
+# ---------------------------------------------------------------- state of one anchor
+
+def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] | None = None,
+             git_lines=None) -> tuple[str, str | None, list[str] | None]:
+    """(state, where, lines-to-record) of one anchor of a note against a repository file `rel`
+    whose text is `text`. `base`: the recorded baseline (JSON list of lines) or None; `git_lines`:
+    a callable giving the file's lines at a commit (or None). lines-to-record: what to keep as the
+    baseline when there is none yet (None: nothing to record)."""
+    file_lines = text.split("\n")
+    kind = row["kind"]
+    if kind == "symbol":
+        d = find_symbol(defs if defs is not None else definitions(text, rel), row["symbol"], row.get("qual"))
+        if d is None:
+            return "missing", None, None
+        cur = block(file_lines, d.line1, d.line2)
+        where = f"{rel}:{d.line1}-{d.line2}"
+        if base is None:
+            return "unknown", where, cur
+        return ("current" if _norm(json.loads(base)) == _norm(cur) else "changed"), where, None
+    if kind == "file":
+        if base is None:
+            return "unknown", rel, [fingerprint(file_lines)]
+        return ("current" if json.loads(base) == [fingerprint(file_lines)] else "changed"), rel, None
+    l1, l2 = int(row["line1"]), int(row["line2"] or row["line1"])
+    cur = block(file_lines, l1, l2)
+    where = f"{rel}:{l1}" + (f"-{l2}" if l2 != l1 else "")
+    if l1 > len(file_lines) and not (row.get("fp") or row.get("quote") or base):
+        return "missing", where, None
+    want: list[str] | None = None
+    if row.get("fp"):
+        if fingerprint(cur) == row["fp"]:
+            return "current", where, None
+        at = locate_fp(file_lines, row["fp"], l2 - l1 + 1)
+        return ("moved", f"{rel}:{at}", None) if at else ("changed", where, None)
+    if row.get("quote"):
+        want = row["quote"].split("\n")
+    elif base is not None:
+        want = json.loads(base)
+    elif row.get("commit") and git_lines is not None:
+        old = git_lines(row["commit"], row["file"])
+        if old is not None:
+            want = block(old, l1, l2)
+    if want is None:
+        return "unknown", where, cur
+    if _norm(cur) == _norm(want) or (row.get("quote") and _contains(cur, want)):
+        return "current", where, None
+    at = locate(file_lines, want)
+    if at:
+        return "moved", f"{rel}:{at}", None
+    return "changed", where, None
+
+
+def _contains(cur: list[str], want: list[str]) -> bool:
+    c, w = _norm(cur), _norm(want)
+    return bool(w) and all(x in c for x in w)
+
+
+# ---------------------------------------------------------------- notes citing a file
+
+def _norm_name(s) -> str:
+    return re.sub(r"[^a-z0-9]+", "", str(s or "").lower())
+
+
+def same_project(note_project, project: str | None, repo: str) -> bool:
+    """A note that names a project cites this repository's files only when that project is the one
+    Claude works in (by name, or the repository folder's name)."""
+    if not note_project:
+        return True
+    np = _norm_name(note_project)
+    return np in {_norm_name(project), _norm_name(os.path.basename(repo))} - {""}
+
+
+ANCHOR_COLS = "a.path, a.kind, a.file, a.line1, a.line2, a.symbol, a.qual, a.commit_, a.fp, a.quote"
+
+
+def _row(r) -> dict:
+    return dict(zip(("path", "kind", "file", "line1", "line2", "symbol", "qual", "commit", "fp", "quote"), r))
+
+
+def citing(conn, repo: str, rel: str, text: str | None, project: str | None = None,
+           touched: tuple[int, int] | None = None) -> list[dict]:
+    """The notes citing repository file `rel` (text `text`), each {path, tier, state, where, anchors},
+    most specific first: lines (overlapping `touched` when given) > symbol > file. Private notes and
+    notes of another project never."""
+    from ..core.sqlutil import rows_in
+
+    defs = definitions(text, rel) if text is not None else []
+    names = sorted({d.name for d in defs if not d.is_class})
+    rows = [_row(r) for r in rows_in(
+        conn, f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.file IN ({{in}})", tails(rel))]
+    if names:
+        rows += [_row(r) for r in rows_in(
+            conn, f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.kind = 'symbol' AND a.symbol IN ({{in}})", names)]
+    if not rows:
+        return []
+    by_note: dict[str, list[dict]] = {}
+    for r in rows:
+        by_note.setdefault(r["path"], []).append(r)
+    meta = {p: (proj, priv) for p, proj, priv in rows_in(
+        conn, "SELECT path, project, private FROM notes WHERE path IN ({in})", list(by_note))}
+    files_of: dict[str, set[str]] = {}
+    for p, f in rows_in(conn, "SELECT path, file FROM anchors WHERE file IS NOT NULL AND path IN ({in})", list(by_note)):
+        files_of.setdefault(p, set()).add(f)
+    out = []
+    my_tails = set(tails(rel))
+    for path, anchors in by_note.items():
+        proj, priv = meta.get(path, (None, 1))
+        if priv or not same_project(proj, project, repo):
+            continue
+        keep = []
+        for a in anchors:
+            if a["kind"] == "symbol":
+                d = find_symbol(defs, a["symbol"], a["qual"])
+                if d is None:
+                    continue
+                if a["qual"] is None and not _identifier(a["symbol"]) and not (files_of.get(path, set()) & my_tails):
+                    continue  # `send()`: a common word, counted only in the files its note cites
+            keep.append(a)
+        if not keep:
+            continue
+        tier = min(TIER_LINES if a["kind"] == "lines" else TIER_SYMBOL if a["kind"] == "symbol" else TIER_FILE
+                   for a in keep)
+        if touched and tier == TIER_LINES:
+            lo, hi = touched
+            if not any(a["kind"] == "lines" and a["line1"] <= hi and (a["line2"] or a["line1"]) >= lo for a in keep):
+                tier = TIER_SYMBOL
+        out.append({"path": path, "tier": tier, "anchors": keep})
+    out.sort(key=lambda n: (n["tier"], -len(n["anchors"]), n["path"]))
+    return out
+
+
+def _identifier(name: str) -> bool:
+    from ..vault.anchors import _identifier as ident
+
+    return ident(name)
+
+
+def git_lines_fn(repo: str):
+    """A function (commit, path) -> the file's lines at that commit, or None (no such commit)."""
+    if not os.path.isdir(os.path.join(repo, ".git")) and not os.path.isfile(os.path.join(repo, ".git")):
+        return None
+
+    def get(commit: str, path: str):
+        import subprocess
+
+        try:
+            p = subprocess.run(["git", "-C", repo, "show", f"{commit}:{path}"], capture_output=True, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        if p.returncode:
+            return None
+        return p.stdout.decode("utf-8", "replace").split("\n")
+    return get
+
+
+def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dict], record: bool = True,
+          git: bool = False) -> None:
+    """Set each note's `state` (changed beats moved beats current; whole-file anchors count only when
+    the note cites nothing more precise in this file) and `where`; record the baselines not yet
+    kept when `record` (the file as Claude read it, before any edit of its own)."""
+    conn = None
+    try:
+        conn = open_bases(cache_dir) if cache_dir else None
+    except sqlite3.Error:
+        conn = None
+    defs = definitions(text, rel)
+    gl = git_lines_fn(repo) if git else None
+    new: list[tuple] = []
+    try:
+        for n in notes:
+            states = []
+            where = None
+            precise = any(a["kind"] != "file" for a in n["anchors"])
+            for a in n["anchors"]:
+                if precise and a["kind"] == "file":
+                    continue
+                key = anchor_key(a) + "|" + rel
+                base = None
+                if conn is not None:
+                    r = conn.execute("SELECT lines FROM base WHERE repo=? AND note=? AND akey=?",
+                                     (repo, n["path"], key)).fetchone()
+                    base = r[0] if r else None
+                st, w, rec = state_of(a, rel, text, base, defs, gl)
+                if rec is not None and record:
+                    new.append((repo, n["path"], key, json.dumps(rec), time.time()))
+                states.append(st)
+                where = where or w
+            n["state"] = ("changed" if "changed" in states else "moved" if "moved" in states else
+                          "missing" if states and all(s == "missing" for s in states) else "current")
+            n["where"] = where
+        if new and conn is not None:
+            try:
+                conn.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", new)
+            except sqlite3.Error:
+                pass
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def note_anchors(conn, path: str) -> list[dict]:
+    return [_row(r) for r in conn.execute(
+        f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.path = ?", (path,))]
+
+
+def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
+    """Record the baselines of every anchor into this repository's files that has none yet (the
+    SessionStart worker: an edit later in the session is then compared with the code as the session
+    found it, even when Claude never read the file first). Returns how many files were read."""
+    repo = os.path.realpath(repo)
+    rows = []
+    for r in conn.execute(f"SELECT {ANCHOR_COLS}, n.project FROM anchors a JOIN notes n ON n.path = a.path"
+                          " WHERE n.private = 0 AND a.file IS NOT NULL"):
+        d = _row(r[:-1])
+        if same_project(r[-1], project, repo):
+            rows.append(d)
+    by_file: dict[str, dict[str, list[dict]]] = {}
+    for a in rows:
+        if os.path.isfile(os.path.join(repo, a["file"])):
+            by_file.setdefault(a["file"], {}).setdefault(a["path"], []).append(a)
+    for rel, notes in by_file.items():
+        text = read_code(os.path.join(repo, rel))
+        if text is None:
+            continue
+        judge(cache_dir, repo, rel, text, [{"path": p, "anchors": a} for p, a in notes.items()], record=True,
+              git=True)
+    return len(by_file)
