@@ -481,3 +481,71 @@ def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
         judge(cache_dir, repo, rel, text, [{"path": p, "anchors": a} for p, a in notes.items()], record=True,
               git=True)
     return len(by_file)
+
+
+def _symbol_files(repo: str, name: str) -> list[str]:
+    """The repository files whose text has the word `name` (git grep over tracked and untracked
+    files, ignored ones left out), at most a few: where a symbol-only anchor may be defined."""
+    import subprocess
+
+    try:
+        p = subprocess.run(["git", "-C", repo, "grep", "-l", "-w", "-I", "--untracked", "-e", name],
+                           capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return p.stdout.decode("utf-8", "replace").split("\n")[:SYMBOL_FILES_MAX] if p.returncode == 0 else []
+
+
+SYMBOL_FILES_MAX = 20  # files looked at for a symbol-only anchor outside a hook (explain, brief, query)
+
+
+def note_states(conn, cache_dir: str | None, repo: str, paths: list[str]) -> dict[str, dict]:
+    """For notes outside a file event (explain, the brief, query): {path: {"state", "anchors": [{kind,
+    file, lines, symbol, state, where}]}} for the notes among `paths` that cite code of `repo`; a note
+    whose anchors all miss this repository is left out (it is about other code)."""
+    from ..core.sqlutil import rows_in
+
+    repo = os.path.realpath(repo)
+    anchors: dict[str, list[dict]] = {}
+    for r in rows_in(conn, f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.path IN ({{in}})", paths):
+        a = _row(r)
+        anchors.setdefault(a["path"], []).append(a)
+    out: dict[str, dict] = {}
+    texts: dict[str, str | None] = {}
+
+    def text_of(rel):
+        if rel not in texts:
+            texts[rel] = read_code(os.path.join(repo, rel))
+        return texts[rel]
+
+    for path, rows in anchors.items():
+        files = [a["file"] for a in rows if a["file"] and os.path.isfile(os.path.join(repo, a["file"]))]
+        listed = []
+        for a in rows:
+            if a["kind"] == "symbol":
+                cands = files or [f for f in _symbol_files(repo, a["symbol"]) if f]
+                for rel in cands:
+                    t = text_of(rel)
+                    if t is not None and find_symbol(definitions(t, rel), a["symbol"], a["qual"]):
+                        listed.append((rel, a))
+                        break
+            elif a["file"] in files:
+                listed.append((a["file"], a))
+        if not listed:
+            continue
+        states = []
+        shown = []
+        for rel in dict.fromkeys(rel for rel, _ in listed):
+            mine = [a for r, a in listed if r == rel]
+            n = {"path": path, "anchors": mine}
+            judge(cache_dir, repo, rel, text_of(rel) or "", [n], record=True)
+            states.append(n["state"])
+            for a in mine:
+                one = {"path": path, "anchors": [a]}
+                judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False)
+                shown.append({"kind": a["kind"], "file": rel, "lines": [a["line1"], a["line2"]] if a["line1"] else None,
+                              "symbol": ".".join(x for x in (a["qual"], a["symbol"]) if x) or None,
+                              "state": one["state"], "where": one.get("where")})
+        out[path] = {"state": "changed" if "changed" in states else "moved" if "moved" in states else
+                     "missing" if all(s == "missing" for s in states) else "current", "anchors": shown}
+    return out
