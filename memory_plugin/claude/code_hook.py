@@ -82,6 +82,32 @@ def note_meta(conn, paths: list[str]) -> dict[str, dict]:
     return out
 
 
+def _cited(db: str, rel: str, text: str | None) -> bool:
+    """Could any note cite this file? A read-only look at the anchors table: a path of it, or a symbol
+    name that occurs in its text (the word test is a superset of what it defines). Nothing heavier is
+    imported before this says yes: most files Claude opens are cited by no note."""
+    import sqlite3
+
+    from ..index.code import tails
+
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return False
+    try:
+        t = tails(rel)
+        if conn.execute(f"SELECT 1 FROM anchors WHERE file IN ({','.join('?' * len(t))}) LIMIT 1", t).fetchone():
+            return True
+        if text is None:
+            return False
+        return any(name in text for (name,) in conn.execute(
+            "SELECT DISTINCT symbol FROM anchors WHERE symbol IS NOT NULL"))
+    except sqlite3.Error:  # an index of an older schema: the next rebuild makes the table
+        return False
+    finally:
+        conn.close()
+
+
 def respond(cfg, payload: dict, fp: str) -> str:
     """The context one file event adds ("" for none); records what it gave in the session's state."""
     from ..index import code
@@ -90,18 +116,19 @@ def respond(cfg, payload: dict, fp: str) -> str:
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     path = fp if os.path.isabs(fp) or not cwd else os.path.join(cwd, fp)
     repo = code.repo_root(path)
-    if repo is None or not os.path.exists(cfg.path("index.sqlite")):
+    db = cfg.path("index.sqlite")
+    if repo is None or not os.path.exists(db):
         return ""
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(repo)).replace(os.sep, "/")
     if rel.startswith("../"):
         return ""
     text = code.read_code(path)
+    if not _cited(str(db), rel, text):
+        return ""
     from ..index import store as index
 
     conn = index.open_index(cfg)
     try:
-        if not conn.execute("SELECT 1 FROM anchors LIMIT 1").fetchone():
-            return ""
         from . import prompt_hook
 
         cache_dir = str(cfg.cache_dir)

@@ -21,7 +21,6 @@ Standard library only: the PostToolUse hook runs this on every Read and Edit.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -33,22 +32,32 @@ MAX_CODE_BYTES = 2_000_000   # a bigger file is not read for symbols or fingerpr
 BASE_DB = "code.sqlite"
 # the most specific evidence first: cites these lines > this symbol > this file
 TIER_LINES, TIER_SYMBOL, TIER_FILE = 0, 1, 2
-_PY_DEF_RE = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)", re.M)
+_PY_DEF = r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)"
 # brace languages: JS/TS functions and classes, methods in a class body, Go funcs with receivers,
 # Rust fn/impl, Java/C#/Kotlin/Swift methods and types
-_BRACE_DEF_RES = (
-    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?function\*?[ \t]+([A-Za-z_$][\w$]*)", re.M),
-    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?(?:public[ \t]+|private[ \t]+|internal[ \t]+)?"
-               r"(?:final[ \t]+|sealed[ \t]+|data[ \t]+|static[ \t]+)*(class|struct|enum|trait|interface|impl|object|protocol)"
-               r"(?:<[^>\n]*>)?[ \t]+([A-Za-z_$][\w$]*)", re.M),
-    re.compile(r"^([ \t]*)(?:export[ \t]+)?(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]+)?"
-               r"(?:function\b|\([^)\n]*\)[ \t]*=>|[A-Za-z_$][\w$]*[ \t]*=>)", re.M),
-    re.compile(r"^([ \t]*)func[ \t]+(?:\([ \t]*\w*[ \t]*\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?[ \t]*\)[ \t]*)?([A-Za-z_]\w*)", re.M),
-    re.compile(r"^([ \t]*)(?:pub(?:\([^)]*\))?[ \t]+)?(?:async[ \t]+)?(?:unsafe[ \t]+)?(?:const[ \t]+)?fn[ \t]+([A-Za-z_]\w*)", re.M),
-    re.compile(r"^([ \t]+)(?:(?:public|private|protected|internal|static|async|override|final|virtual|get|set)[ \t]+)*"
-               r"(?!if\b|for\b|while\b|switch\b|catch\b|return\b|function\b|else\b|new\b)([A-Za-z_$][\w$]*)[ \t]*"
-               r"(?:<[^>\n]*>)?\([^)\n]*\)[ \t]*(?::[^{\n]+)?\{", re.M),
+_BRACE_DEFS = (
+    r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:async[ \t]+)?function\*?[ \t]+([A-Za-z_$][\w$]*)",
+    r"^([ \t]*)(?:export[ \t]+)?(?:default[ \t]+)?(?:abstract[ \t]+)?(?:public[ \t]+|private[ \t]+|internal[ \t]+)?"
+    r"(?:final[ \t]+|sealed[ \t]+|data[ \t]+|static[ \t]+)*(class|struct|enum|trait|interface|impl|object|protocol)"
+    r"(?:<[^>\n]*>)?[ \t]+([A-Za-z_$][\w$]*)",
+    r"^([ \t]*)(?:export[ \t]+)?(?:const|let|var)[ \t]+([A-Za-z_$][\w$]*)[ \t]*=[ \t]*(?:async[ \t]+)?"
+    r"(?:function\b|\([^)\n]*\)[ \t]*=>|[A-Za-z_$][\w$]*[ \t]*=>)",
+    r"^([ \t]*)func[ \t]+(?:\([ \t]*\w*[ \t]*\*?([A-Za-z_]\w*)(?:\[[^\]]*\])?[ \t]*\)[ \t]*)?([A-Za-z_]\w*)",
+    r"^([ \t]*)(?:pub(?:\([^)]*\))?[ \t]+)?(?:async[ \t]+)?(?:unsafe[ \t]+)?(?:const[ \t]+)?fn[ \t]+([A-Za-z_]\w*)",
+    r"^([ \t]+)(?:(?:public|private|protected|internal|static|async|override|final|virtual|get|set)[ \t]+)*"
+    r"(?!if\b|for\b|while\b|switch\b|catch\b|return\b|function\b|else\b|new\b)([A-Za-z_$][\w$]*)[ \t]*"
+    r"(?:<[^>\n]*>)?\([^)\n]*\)[ \t]*(?::[^{\n]+)?\{",
 )
+
+
+_DEF_RES: list | None = None  # compiled on first use: a file event that needs no symbol never pays for them
+
+
+def _def_res() -> list:
+    global _DEF_RES
+    if _DEF_RES is None:
+        _DEF_RES = [re.compile(_PY_DEF, re.M)] + [re.compile(x, re.M) for x in _BRACE_DEFS]
+    return _DEF_RES
 
 
 # ---------------------------------------------------------------- the repository
@@ -152,7 +161,7 @@ def definitions(text: str, path: str = "") -> list[Def]:
     if path.endswith((".py", ".pyi", ".pyx")) or (not path.rsplit("/", 1)[-1].count(".") and text.startswith("#!") and "python" in text[:80]):
         lines = text.split("\n")
         classes: list[tuple[int, str, int, int]] = []  # (indent, name, line1, line2)
-        for m in _PY_DEF_RE.finditer(text):
+        for m in _def_res()[0].finditer(text):
             indent = len(m.group(1).expandtabs(4))
             l1 = _line_of(starts, m.start())
             l2 = _indent_end(lines, l1 - 1, indent)
@@ -168,7 +177,7 @@ def definitions(text: str, path: str = "") -> list[Def]:
         return out
     seen: set[tuple[str, int]] = set()
     types: list[Def] = []
-    for k, rx in enumerate(_BRACE_DEF_RES):
+    for k, rx in enumerate(_def_res()[1:]):
         for m in rx.finditer(text):
             l1 = _line_of(starts, m.start())
             if k == 3:  # Go: func (r *Recv) Name
@@ -180,7 +189,7 @@ def definitions(text: str, path: str = "") -> list[Def]:
             if (name, l1) in seen:
                 continue
             seen.add((name, l1))
-            l2 = _brace_end(text, m.end(), starts)
+            l2 = _brace_end(text, m.end() - (text[m.end() - 1] == "{"), starts)
             d = Def(name, cls, l1, l2, is_class)
             out.append(d)
             if is_class:
@@ -210,6 +219,8 @@ def _norm(lines) -> list[str]:
 
 
 def fingerprint(lines) -> str:
+    import hashlib  # here: OpenSSL's load is a fifth of a quiet PostToolUse
+
     return hashlib.sha1("\n".join(_norm(lines)).encode("utf-8", "replace")).hexdigest()[:16]
 
 

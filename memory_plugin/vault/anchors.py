@@ -34,6 +34,8 @@ _SEG = r"[\w@+-][\w.@+-]*"
 PATH = rf"(?:\.{{0,2}}/)?(?:{_SEG}/)+{_SEG}|{_SEG}\.[A-Za-z][\w]{{0,9}}"
 # path, then :10 / :10-20 / #L10 / #L10-L20
 PATH_LINES_RE = re.compile(rf"^({PATH})(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?$")
+# in `files:` any name is a file's (`Makefile`, `Dockerfile`)
+PROP_PATH_RE = re.compile(r"^([\w.@+-]+)(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?$")
 BARE_PATH_RE = re.compile(rf"(?<![\w/.`:@-])((?:{_SEG}/)+{_SEG}\.[A-Za-z]\w{{0,9}})(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?(?![\w/`])")
 PROSE_LINES_RE = re.compile(r"\b(?:L(\d+)(?:\s*[-–]\s*L?(\d+))?|lines?\s+(\d+)(?:\s*[-–]\s*(\d+))?)\b")
 SYMBOL_RE = re.compile(r"^((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(\(\))?$")
@@ -99,12 +101,12 @@ def from_files_prop(value) -> list[Anchor]:
         m = FP_RE.search(v)
         if m:
             fp, v = m.group(1), v[: m.start()]
-        m = PATH_LINES_RE.match(v.strip())
+        m = PATH_LINES_RE.match(v.strip()) or PROP_PATH_RE.match(v.strip())
         if not m:
             continue
         path = _clean_path(m.group(1))
-        if path is None and "/" not in m.group(1) and m.group(1).strip():
-            path = m.group(1).strip()  # `files: [Makefile]`: the property says it is a file
+        if path is None and "/" not in m.group(1):
+            path = m.group(1)  # `files: [Makefile]`: the property says it is a file
         if path is None:
             continue
         l1, l2 = _lines(m.group(2) or m.group(4), m.group(3) or m.group(5))
