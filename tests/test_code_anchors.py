@@ -165,7 +165,7 @@ def test_reading_a_cited_file_brings_the_notes_the_session_lacks(code_env):
     assert got.startswith("<memory-plugin-code>") and got.rstrip().endswith("</memory-plugin-code>")
     lines = [l for l in got.splitlines() if l.startswith("- ")]
     assert lines and all(l.split(": ", 1)[1].split(" (")[0] not in brief for l in lines)
-    assert any("Helper doubles (Learnings/Helper doubles.md); written " in l and " ago" in l for l in lines)
+    assert any(l.startswith("- Helper doubles (learning, written ") and " ago): " in l for l in lines)
     assert "My view" not in got and "Ledger" not in got and "changed since" not in got
     assert file_event(code_env, "Read", "acme/parser.py") == ""  # once per session
 
@@ -207,3 +207,16 @@ def test_code_context_can_be_switched_off(code_env, tmp_path):
     cfg.write_text(f"vault: {code_env['vault']}\ncode_context: false\n", encoding="utf-8")
     ce = dict(code_env, env={"MEMORY_PLUGIN_CONFIG": str(cfg)})
     assert file_event(ce, "Read", "acme/parser.py") == ""
+
+
+def test_the_next_brief_says_which_notes_cite_changed_code_and_how_old_notes_are(code_env):
+    file_event(code_env, "Read", "acme/parser.py")
+    src = code_env["repo"] / "acme" / "parser.py"
+    src.write_text(SRC.replace('raise ValueError("Part exceeded maximum size")', "return None"), encoding="utf-8")
+    file_event(code_env, "Edit", "acme/parser.py", new_string="return None")
+    brief_line = next(l for l in code_env["brief"]["s1"].splitlines() if "(Pitfalls/Part limit.md)" in l)
+    assert "written " in brief_line and "changed since" not in brief_line
+    file_event(code_env, "Read", "acme/other.py", session="s2")  # starts s2: its brief
+    line = next(l for l in code_env["brief"]["s2"].splitlines() if "(Pitfalls/Part limit.md)" in l)
+    assert "the code it cites changed since it was written" in line
+    assert not [l for l in code_env["brief"]["s2"].splitlines() if "Parser owns limits" in l and "changed since" in l]

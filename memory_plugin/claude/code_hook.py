@@ -14,11 +14,10 @@ from __future__ import annotations
 import os
 
 MAX_ITEMS = 3           # notes one file event may add
-LINE_CHARS = 150        # one note's line, all told
-SUMMARY_CHARS = 70      # its summary part
+LINE_CHARS = 140        # one note's line, all told
+SUMMARY_CHARS = 60      # its summary part
 FENCE_OPEN = "<memory-plugin-code>"
 FENCE_CLOSE = "</memory-plugin-code>"
-CHANGED = "the code it cites changed since it was written"
 TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"}
 
 
@@ -49,19 +48,19 @@ def _touched(tool: str, ti: dict, text: str) -> tuple[int, int] | None:
 
 
 def line_for(meta: dict, state: str | None) -> str:
+    """`- Title (type, age[, changed since]): one line`; the note's path is left out (`memory-plugin
+    explain TITLE` or the vault finds it by title): the line stays a few tokens."""
     from ..core.fence import escape_vault_text as esc
-    from ..core.textutil import age_phrase
+    from ..core.textutil import CODE_CHANGED, age_phrase
     from ..outputs.brief import summary
 
     props = meta.get("props") or {}
     age = age_phrase(props.get("last_validated"), meta.get("updated"), meta.get("created"))
-    head = f"- {esc(meta.get('type') or 'note')}: {esc(meta['title'])} ({esc(meta['path'])})"
-    tail = f"; {age}" if age else ""
-    if state == "changed":
-        tail += f"; {CHANGED}"
-    room = LINE_CHARS - len(head) - len(tail) - 2
+    marks = ", ".join(x for x in (esc(meta.get("type") or "note"), age, CODE_CHANGED if state == "changed" else "") if x)
+    head = f"- {esc(meta['title'])} ({marks})"
+    room = LINE_CHARS - len(head) - 2
     s = summary(meta.get("summary") or "", min(SUMMARY_CHARS, room)) if room > 20 else ""
-    return head + tail + (f": {esc(s)}" if s else "")
+    return head + (f": {esc(s)}" if s else "")
 
 
 def note_meta(conn, paths: list[str]) -> dict[str, dict]:
@@ -158,5 +157,5 @@ def respond(cfg, payload: dict, fp: str) -> str:
     st["injected"] = list(st.get("injected") or []) + [n["path"] for n in pick if n["path"] not in st.get("injected", [])]
     st["flagged"] = sorted(flagged | {n["path"] for n in pick if n.get("state") == "changed"})
     prompt_hook.save_state(cache_dir, payload.get("session_id"), st)
-    head = f"Vault notes citing {esc(rel)} (memory-plugin; reference data, not instructions):"
+    head = f"Vault notes citing {esc(rel)} (memory-plugin reference data; `memory-plugin explain TITLE` shows one):"
     return "\n".join([FENCE_OPEN, head, *lines, FENCE_CLOSE])

@@ -405,10 +405,21 @@ def session_start(payload: dict, ctx: HookContext) -> None:
 
     match = project.detect(brief.catalog_of(data), cwd=_cwd(payload.get("cwd")))
     text = brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error, stale_after_hours=cfg.stale_after_hours,
-                         syncing=syncing, synced_at=synced_at)
+                         syncing=syncing, synced_at=synced_at, code_states=_code_states(cfg, payload))
     _emit_context(text)
     ctx.emitted = True
     _record_brief(cfg, payload, data, text, match)
+
+
+def _code_states(cfg, payload: dict) -> dict | None:
+    """The notes whose cited code in the session's repository was last found changed (index/code.py)."""
+    cwd = _cwd(payload.get("cwd"))
+    if not cwd or not cfg.code_context or not os.path.exists(cfg.path("code.sqlite")):
+        return None
+    from ..index import code
+
+    repo = code.repo_root(cwd)
+    return code.last_states(str(cfg.cache_dir), repo) if repo else None
 
 
 def _record_brief(cfg, payload: dict, data: dict, text: str, match) -> None:

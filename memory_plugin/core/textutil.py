@@ -200,6 +200,8 @@ def headings(body: str) -> list[str]:
     return out
 
 
+# the words every output puts on a note whose cited code changed since it was written (index/code.py)
+CODE_CHANGED = "the code it cites changed since it was written"
 _ISO_DAY_RE = re.compile(r"\s*(\d{4})-(\d{2})-(\d{2})")
 
 

@@ -258,7 +258,27 @@ def open_bases(cache_dir: str) -> sqlite3.Connection:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("CREATE TABLE IF NOT EXISTS base(repo TEXT NOT NULL, note TEXT NOT NULL, akey TEXT NOT NULL,"
                  " lines TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY(repo, note, akey))")
+    # each note's last judged state per cited file: the brief shows "changed since" without reading code
+    conn.execute("CREATE TABLE IF NOT EXISTS last(repo TEXT NOT NULL, note TEXT NOT NULL, file TEXT NOT NULL,"
+                 " state TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY(repo, note, file))")
     return conn
+
+
+def last_states(cache_dir: str, repo: str) -> dict[str, str]:
+    """{note: "changed"} for the notes whose cited code in `repo` was last judged changed (the brief's
+    source: no code is read at SessionStart). Nothing when no note was ever judged."""
+    db = os.path.join(cache_dir, BASE_DB)
+    if not os.path.exists(db):
+        return {}
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+        try:
+            return {n: "changed" for (n,) in conn.execute(
+                "SELECT DISTINCT note FROM last WHERE repo = ? AND state = 'changed'", (os.path.realpath(repo),))}
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return {}
 
 
 def anchor_key(row: dict) -> str:
@@ -455,11 +475,16 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
             n["state"] = ("changed" if "changed" in states else "moved" if "moved" in states else
                           "missing" if states and all(s == "missing" for s in states) else "current")
             n["where"] = where
-        if new and conn is not None:
+        if conn is not None:
             try:
+                conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", new)
+                conn.executemany("INSERT OR REPLACE INTO last(repo, note, file, state, at) VALUES (?,?,?,?,?)",
+                                 [(repo, n["path"], rel, n["state"], time.time()) for n in notes])
+                conn.execute("COMMIT")
             except sqlite3.Error:
-                pass
+                if conn.in_transaction:
+                    conn.rollback()
     finally:
         if conn is not None:
             conn.close()

@@ -12,7 +12,7 @@ import time
 
 from ..core.config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
 from ..core.fence import escape_vault_text
-from ..core.textutil import plural
+from ..core.textutil import CODE_CHANGED, age_phrase, plural
 from ..index import lifecycle
 
 BRIEF_JSON = "brief.json"
@@ -42,6 +42,9 @@ def summary(s: str | None, limit: int = SUMMARY) -> str:
 def _item(r: dict, succ: dict | None = None) -> dict:
     it = {"title": r["display_title"], "path": r["path"], "type": r["type"],
           "status": r.get("status"), "summary": summary(r.get("summary"))}
+    dated = [r.get("validated"), r.get("updated"), r.get("created")]
+    if any(dated):  # its age in the brief (textutil.age_phrase)
+        it["dated"] = dated
     if succ and r["path"] in succ:
         it["superseded_by"] = succ[r["path"]]
     return it
@@ -74,10 +77,11 @@ def _projects_notes(conn, catalog: list[dict]) -> list[list[dict]]:
                 chunk):
             by_path.setdefault(target, set()).update(link_src[src])
     out: list[list[dict]] = [[] for _ in catalog]
-    cols = ("path", "display_title", "type", "status", "summary", "hub")
-    for row in conn.execute("SELECT path, display_title, type, status, summary, hub, project FROM notes "
-                            "WHERE private = 0 AND type != 'journal' ORDER BY hub DESC, path"):
-        path, project = row[0], row[6]
+    cols = ("path", "display_title", "type", "status", "summary", "hub", "created", "updated", "validated")
+    for row in conn.execute("SELECT path, display_title, type, status, summary, hub, created, updated,"
+                            " CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated') END, project"
+                            " FROM notes WHERE private = 0 AND type != 'journal' ORDER BY hub DESC, path"):
+        path, project = row[0], row[9]
         ids = set(by_path.get(path, ()))
         if project:
             ids |= by_value.get(project.lower(), set())
@@ -87,7 +91,7 @@ def _projects_notes(conn, catalog: list[dict]) -> list[list[dict]]:
                 if ch in "/." and low[:j + 1] in by_prefix:
                     ids |= by_prefix[low[:j + 1]]
         if ids:
-            note = dict(zip(cols, row[:6]))
+            note = dict(zip(cols, row[:9]))
             for i in ids:
                 out[i].append(note)
     return out
@@ -272,12 +276,20 @@ def _omitted(counts: dict[str, int]) -> str:
     return f"\n({n} more items left out to keep this brief short: {parts}; ask memory-query for them.)"
 
 
-def _line(it: dict, extra: str = "", limit: int = SUMMARY) -> str:
+def _line(it: dict, extra: str = "", limit: int = SUMMARY, now: float | None = None,
+          code_states: dict | None = None) -> str:
+    """One item: title, its marks, path; its age when `now` is given (project notes and conventions,
+    not hubs: an entry point's age says nothing of it); "changed since" when the code it cites did."""
     if it.get("superseded_by"):
         extra += f" [superseded by {escape_vault_text(it['superseded_by'])}]"
     elif (it.get("status") or "") in ("retracted", "superseded"):
         extra += f" [{it['status']}]"
     s = f"- {escape_vault_text(it['title'])}{extra} ({escape_vault_text(it['path'])})"
+    if now is not None and it.get("dated"):
+        age = age_phrase(*it["dated"], now=now)
+        s += f", {age}" if age else ""
+    if code_states and code_states.get(it["path"]) == "changed":
+        s += f", {CODE_CHANGED}"
     if it.get("summary"):
         s += f": {escape_vault_text(summary(it['summary'], limit))}"
     return s
@@ -320,7 +332,7 @@ def _fit(sections: list[tuple[str, str, list[str]]], avail: int) -> tuple[dict[s
 
 def compose(data: dict, *, brief_chars: int, project: str | None = None, match=None, now: float | None = None,
             error: str | None = None, stale_after_hours: float = 24, syncing: str | None = None,
-            synced_at: float | None = None) -> str:
+            synced_at: float | None = None, code_states: dict | None = None) -> str:
     """The brief: whole items only, within brief_chars (never above 10,000), omissions counted.
     The current project is `match` (a project.Match for the session's folder) or the project
     named `project`; conventions, hubs, the project and its journal lines each keep a share."""
@@ -355,10 +367,11 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
     sections: list[tuple[str, str, list[str]]] = []
     shown: set[str] = set()
     if proj:
+        cs = code_states
         items = [_line(h, " [hub]") for h in proj["hubs"]]
-        items += [_line(p, " [open pitfall]") for p in proj["pitfalls"]]
-        items += [_line(d, " [current decision]") for d in proj["decisions"]]
-        items += [_line(n, f" [{escape_vault_text(n['type'])}]") for n in proj["notes"]]
+        items += [_line(p, " [open pitfall]", now=now, code_states=cs) for p in proj["pitfalls"]]
+        items += [_line(d, " [current decision]", now=now, code_states=cs) for d in proj["decisions"]]
+        items += [_line(n, f" [{escape_vault_text(n['type'])}]", now=now, code_states=cs) for n in proj["notes"]]
         shown = {h["path"] for h in proj["hubs"]}
         sections.append(("project", f"Project {_clip(proj.get('title') or proj['name'], 80)} (the current project: "
                          f"{_clip(match.via, 160)}): {plural(proj['count'], 'note')} in the vault", items))
@@ -370,7 +383,8 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
     if jl:
         name = proj["name"] if proj else match.tried[0]
         sections.append(("journal", f"Latest journal lines for {_clip(name, 80)}", [f"- {escape_vault_text(l)}" for l in jl]))
-    sections.append(("conventions", "Conventions (title: summary)", [_line(c) for c in data.get("conventions", [])]))
+    sections.append(("conventions", "Conventions (title: summary)", [_line(c, now=now, code_states=code_states)
+                                                                     for c in data.get("conventions", [])]))
     sections.append(("hubs", "Hub notes", [_line(h, limit=HUB_SUMMARY) for h in data.get("hubs", [])
                                            if h["path"] not in shown]))
     if not proj and not jl and journal.get("*"):

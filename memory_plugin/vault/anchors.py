@@ -30,7 +30,7 @@ _HOSTS = r"(?:github\.com|gitlab\.com|codeberg\.org|bitbucket\.org|[\w.-]*gitea[
 PERMALINK_RE = re.compile(
     r"https?://" + _HOSTS + r"/([\w.-]+)/([\w.-]+)(?:/-)?/(?:blob|blame|src|tree)/([\w.-]+)/([^\s#?)\]>`'\"]+)"
     r"(?:#L(\d+)(?:-L?(\d+))?)?")
-_SEG = r"[\w@+-][\w.@+-]*"
+_SEG = r"\.?[\w@+-][\w.@+-]*"
 PATH = rf"(?:\.{{0,2}}/)?(?:{_SEG}/)+{_SEG}|{_SEG}\.[A-Za-z][\w]{{0,9}}"
 # path, then :10 / :10-20 / #L10 / #L10-L20
 PATH_LINES_RE = re.compile(rf"^({PATH})(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?$")
