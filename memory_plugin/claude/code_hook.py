@@ -51,8 +51,7 @@ def line_for(meta: dict, state: str | None) -> str:
     """`- Title (type, age[, changed since]): one line`; the note's path is left out (`memory-plugin
     explain TITLE` or the vault finds it by title): the line stays a few tokens."""
     from ..core.fence import escape_vault_text as esc
-    from ..core.textutil import CODE_CHANGED, age_phrase
-    from ..outputs.brief import summary
+    from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary as summary
 
     props = meta.get("props") or {}
     age = age_phrase(props.get("last_validated"), meta.get("updated"), meta.get("created"))
@@ -128,11 +127,11 @@ def respond(cfg, payload: dict, fp: str) -> str:
 
     conn = index.open_index(cfg)
     try:
-        from . import prompt_hook
+        from . import session
 
         cache_dir = str(cfg.cache_dir)
-        st = prompt_hook.load_state(cache_dir, payload.get("session_id"), cwd or repo)
-        project = prompt_hook.project_of(cache_dir, st, cwd or repo)
+        st = session.load_state(cache_dir, payload.get("session_id"), cwd or repo)
+        project = session.project_of(cache_dir, st, cwd or repo)
         ti = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
         notes = code.citing(conn, os.path.realpath(repo), rel, text, project,
                             _touched(tool, ti, text or "") if text is not None else None)
@@ -156,6 +155,6 @@ def respond(cfg, payload: dict, fp: str) -> str:
         return ""
     st["injected"] = list(st.get("injected") or []) + [n["path"] for n in pick if n["path"] not in st.get("injected", [])]
     st["flagged"] = sorted(flagged | {n["path"] for n in pick if n.get("state") == "changed"})
-    prompt_hook.save_state(cache_dir, payload.get("session_id"), st)
+    session.save_state(cache_dir, payload.get("session_id"), st)
     head = f"Vault notes citing {esc(rel)} (memory-plugin reference data; `memory-plugin explain TITLE` shows one):"
     return "\n".join([FENCE_OPEN, head, *lines, FENCE_CLOSE])

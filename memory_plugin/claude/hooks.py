@@ -121,7 +121,7 @@ def _read_stdin() -> str:
 
 def project_name(cwd) -> str:
     """The git top-level folder's name, else the working directory's name (index/project.py's walk)."""
-    from ..index.project import git_top
+    from ..core.paths import git_top
 
     if not isinstance(cwd, str) or not cwd:
         cwd = os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
@@ -425,13 +425,13 @@ def _code_states(cfg, payload: dict) -> dict | None:
 def _record_brief(cfg, payload: dict, data: dict, text: str, match) -> None:
     """The notes this brief showed (not those it left out for room), for the later hooks of the
     session: they add nothing Claude already has (prompt_hook.py, code_hook.py)."""
-    from . import prompt_hook
+    from . import session
     from ..core.fence import escape_vault_text as esc
 
-    shown = [p for p in prompt_hook._brief_paths(str(cfg.cache_dir), data) if f"({esc(p)})" in text]
+    shown = [p for p in session._brief_paths(str(cfg.cache_dir), data) if f"({esc(p)})" in text]
     st = {"shown": shown, "injected": [], "project": [_cwd(payload.get("cwd")) or "",
                                                      match.project["name"] if match and match.project else ""]}
-    prompt_hook.save_state(str(cfg.cache_dir), payload.get("session_id"), st)
+    session.save_state(str(cfg.cache_dir), payload.get("session_id"), st)
 
 
 # ---------------------------------------------------------------- PostToolUse
@@ -714,7 +714,7 @@ def _record_code(cfg) -> None:
         return
     from ..index import code
     from ..index import store as index
-    from . import prompt_hook
+    from . import session
 
     repo = code.repo_root(cwd)
     if repo is None:
@@ -726,7 +726,7 @@ def _record_code(cfg) -> None:
     try:
         from ..outputs import brief
 
-        code.record_repo(conn, str(cfg.cache_dir), repo, prompt_hook._project(brief.load(str(cfg.cache_dir)) or {}, cwd))
+        code.record_repo(conn, str(cfg.cache_dir), repo, session._project(brief.load(str(cfg.cache_dir)) or {}, cwd))
     finally:
         conn.close()
 

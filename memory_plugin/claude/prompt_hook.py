@@ -17,6 +17,7 @@ import os
 import time
 
 from ..search import retrieve as R
+from .session import _brief_paths, _project, _state_path, fresh_state, load_state, project_of, save_state  # noqa: F401
 
 MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: never slower
 # Recall reads the prompt's head only: its opening sentence or two, where a prompt says what it is about
@@ -29,7 +30,6 @@ MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: nev
 RECALL_CHARS = 200
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
 SUMMARY_CHARS = 110       # one line per item
-STATE_MAX_AGE = 3 * 86400  # session state files older than this are removed when a new one is made
 QUERY_ROOM = 8            # items asked of query beyond max_items (room for brief/journal notes)
 FENCE_OPEN = "<memory-plugin-recall>"
 FENCE_CLOSE = "</memory-plugin-recall>"
@@ -41,77 +41,6 @@ def emit(text: str) -> None:
     out = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": text}}
     sys.stdout.write(json.dumps(out, ensure_ascii=False))
     sys.stdout.flush()
-
-
-# ---------------------------------------------------------------- session state
-
-def _state_path(cache_dir: str, session_id) -> str:
-    sid = "".join(c for c in str(session_id or "unknown") if c.isalnum() or c in "-_")[:80] or "unknown"
-    return os.path.join(cache_dir, "sessions", sid + ".prompt.json")
-
-
-def _brief_paths(cache_dir: str, data: dict | None = None) -> list[str]:
-    """Every note the session's brief could have shown (a superset: the brief is cut to its budget)."""
-    from ..outputs import brief
-
-    if data is None:
-        data = brief.load(cache_dir) or {}
-    paths = [i.get("path") for part in ("conventions", "hubs") for i in data.get(part) or []]
-    for proj in (data.get("projects") or {}).values():
-        for part in ("hubs", "pitfalls", "decisions", "notes"):
-            paths += [i.get("path") for i in proj.get(part) or []]
-    return [p for p in paths if isinstance(p, str)]
-
-
-def _project(data: dict, cwd: str | None) -> str:
-    """The working folder's project ("" for none), as SessionStart's brief found it: from the
-    catalogue in brief.json (no SQL; the index's catalogue takes 20 ms at 10k notes)."""
-    from ..outputs import brief
-    from ..index import project
-
-    m = project.detect(brief.catalog_of(data), cwd=cwd)
-    return m.project["name"] if m.project else ""
-
-
-def fresh_state(cache_dir: str, cwd: str | None) -> dict:
-    """A session's first prompt: the brief's notes as they are now (SessionStart just injected
-    them) and its project."""
-    from ..outputs import brief
-
-    data = brief.load(cache_dir) or {}
-    return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", _project(data, cwd)],
-            "new": True}
-
-
-def load_state(cache_dir: str, session_id, cwd: str | None = None) -> dict:
-    """{"shown": paths the brief showed, "injected": paths this hook added, "project": [cwd, name]}."""
-    try:
-        with open(_state_path(cache_dir, session_id), encoding="utf-8") as f:
-            st = json.load(f)
-        if isinstance(st, dict) and isinstance(st.get("shown"), list) and isinstance(st.get("injected"), list):
-            return st
-    except (OSError, ValueError):
-        pass
-    _prune(os.path.join(cache_dir, "sessions"))
-    return fresh_state(cache_dir, cwd)
-
-
-def save_state(cache_dir: str, session_id, st: dict) -> None:
-    from ..core.fsutil import atomic_write  # makes the folder too
-
-    keep = {k: st[k] for k in ("shown", "injected", "project", "flagged") if k in st}
-    atomic_write(_state_path(cache_dir, session_id), json.dumps(keep), skip_unchanged=False)
-
-
-def _prune(folder: str) -> None:
-    cutoff = time.time() - STATE_MAX_AGE
-    try:
-        with os.scandir(folder) as it:
-            for e in it:
-                if e.name.endswith(".prompt.json") and e.stat().st_mtime < cutoff:
-                    os.unlink(e.path)
-    except OSError:
-        pass
 
 
 # ---------------------------------------------------------------- recall and capture
@@ -222,19 +151,6 @@ def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
     idf = R.idf_weights(conn, Q.parse_question(prompt)["content"], n_notes)
     return idf, math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word with df 1
-
-
-def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
-    """The session's project for `cwd`: detected once per session and folder."""
-    known = st.get("project")
-    if isinstance(known, list) and len(known) == 2 and known[0] == (cwd or "") and isinstance(known[1], str):
-        return known[1]
-    from ..outputs import brief
-
-    name = _project(brief.load(cache_dir) or {}, cwd)
-    st["project"] = [cwd or "", name]
-    st["changed"] = True
-    return name
 
 
 def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str | None = None,

@@ -28,9 +28,9 @@ def _new_file_mode() -> int:
 
 
 @contextlib.contextmanager
-def _replacing(path: Path, mode: int, open_mode: str):
-    """A temp file beside `path`, open for writing; on a clean exit it is synced, given `mode` and
-    renamed over `path`; on any error it is removed and `path` is left as it was."""
+def _replacing(path: Path, mode: int, open_mode: str, durable: bool = True):
+    """A temp file beside `path`, open for writing; on a clean exit it is synced (when `durable`),
+    given `mode` and renamed over `path`; on any error it is removed and `path` is left as it was."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _temp_beside(path)
     try:
@@ -38,7 +38,8 @@ def _replacing(path: Path, mode: int, open_mode: str):
         with os.fdopen(fd, open_mode, **text) as f:
             yield f
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -50,14 +51,15 @@ def _replacing(path: Path, mode: int, open_mode: str):
 
 
 def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: bool = True,
-                 follow_symlinks: bool = False, new_mode: int | None = None) -> bool:
+                 follow_symlinks: bool = False, new_mode: int | None = None, durable: bool = True) -> bool:
     """Write `data` to `path` via a temp file in the same directory and os.replace.
 
     Keeps the existing file's mode (`new_mode`, when given, is a new file's mode). Returns False when
     the content was already equal. A symlink at `path` is replaced by a plain file, unless
     `follow_symlinks`: then the file it resolves to (through any chain of links, relative or not) is
     written atomically, in its own folder, and the links stay as they were. Off by default because a
-    vault's note that is a link must never lead a write out of the vault.
+    vault's note that is a link must never lead a write out of the vault. `durable=False` skips the
+    fsync: for a file whose loss in a crash costs nothing (a session's hook state), still atomic.
     """
     path = Path(path)
     if follow_symlinks:
@@ -71,7 +73,7 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
             return False
     except FileNotFoundError:
         mode = _new_file_mode() if new_mode is None else new_mode
-    with _replacing(path, mode, "wb") as f:
+    with _replacing(path, mode, "wb", durable) as f:
         f.write(data)
     return True
 

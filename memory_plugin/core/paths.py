@@ -58,3 +58,31 @@ def vault_rel(vault: str | os.PathLike, path: str, excludes: list[str]) -> str |
     if not rel or is_excluded(rel, excludes):
         return None
     return rel
+
+
+def _git_dir(top: str) -> str | None:
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        return dot
+    try:  # a worktree or submodule: `.git` is a file "gitdir: PATH"
+        with open(dot, encoding="utf-8", errors="replace") as f:
+            line = f.read(4096).strip()
+    except OSError:
+        return None
+    if line.startswith("gitdir:"):
+        d = line[7:].strip()
+        return os.path.normpath(os.path.join(top, d))
+    return None
+
+
+def git_top(path: str) -> str | None:
+    """The top-level folder of the git checkout `path` lies in (at or above it), or None."""
+    probe = os.path.abspath(path)
+    for _ in range(64):
+        if _git_dir(probe):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return None
+        probe = parent
+    return None

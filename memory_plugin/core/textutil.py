@@ -236,3 +236,28 @@ def age_phrase(validated=None, updated=None, created=None, mtime: float | None =
         days = (now - mtime) / 86400
         return f"written {_ago(days)}" if days >= -1 else ""
     return ""
+
+
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)")
+_SPACES_RE = re.compile(r"\s+")
+
+
+def clip_summary(s: str | None, limit: int) -> str:
+    """`s` within `limit` characters, ended at a sentence if one ends in the second half, else at a
+    word boundary with an ellipsis."""
+    s = _SPACES_RE.sub(" ", s or "").strip()
+    if len(s) <= limit:
+        return s
+    head = s[: limit + 1]
+    ends = [m.end() for m in _SENTENCE_END_RE.finditer(head)]
+    if ends and ends[-1] >= limit // 2:
+        return head[: ends[-1]]
+    cut = s[: limit].rsplit(" ", 1)[0] if " " in s[: limit] else s[: limit - 1]
+    return cut.rstrip(" ,;:.-–") + "…"
+
+
+def identifier_like(name: str) -> bool:
+    """A name no prose word is: snake_case, camelCase, a digit, a leading underscore (a code anchor's
+    function name counts alone only then: `collapse_excgroups()`, not `send()`)."""
+    return ("_" in name.strip("_") or name.startswith("_") or any(c.isdigit() for c in name)
+            or any(a.islower() and b.isupper() for a, b in zip(name, name[1:])))

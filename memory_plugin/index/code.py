@@ -53,18 +53,22 @@ _BRACE_DEFS = (
 _DEF_RES: list | None = None  # compiled on first use: a file event that needs no symbol never pays for them
 
 
-def _def_res() -> list:
+def _def_res(python: bool) -> list:
+    """[the Python definition pattern] or the brace languages' patterns, compiled once."""
     global _DEF_RES
     if _DEF_RES is None:
-        _DEF_RES = [re.compile(_PY_DEF, re.M)] + [re.compile(x, re.M) for x in _BRACE_DEFS]
-    return _DEF_RES
+        _DEF_RES = [None, None]
+    k = 0 if python else 1
+    if _DEF_RES[k] is None:
+        _DEF_RES[k] = [re.compile(_PY_DEF, re.M)] if python else [re.compile(x, re.M) for x in _BRACE_DEFS]
+    return _DEF_RES[k]
 
 
 # ---------------------------------------------------------------- the repository
 
 def repo_root(path: str) -> str | None:
     """The git top-level holding `path` (a file or a folder), or None."""
-    from .project import git_top
+    from ..core.paths import git_top
 
     d = os.path.abspath(path)
     return git_top(d if os.path.isdir(d) else os.path.dirname(d))
@@ -111,17 +115,26 @@ def _line_of(starts: list[int], pos: int) -> int:
     return bisect.bisect_right(starts, pos)  # 1-based
 
 
-def _indent_end(lines: list[str], i: int, indent: int) -> int:
+def _indents(lines: list[str]) -> list[int | None]:
+    """Each line's indentation (tabs as 4), None for a blank line or one that closes a bracket."""
+    out: list[int | None] = []
+    for s in lines:
+        t = s.lstrip(" \t")
+        out.append(None if not t or t[0] in ")]}" else len(s[: len(s) - len(t)].expandtabs(4)))
+    return out
+
+
+def _indent_end(ind: list[int | None], i: int, indent: int) -> int:
     """Python: the last line (1-based) of the block opened at line i (0-based)."""
     last = i
-    for j in range(i + 1, len(lines)):
-        s = lines[j]
-        if not s.strip():
+    for j in range(i + 1, len(ind)):
+        d = ind[j]
+        if d is None:
             continue
-        ind = len(s) - len(s.lstrip(" \t"))
-        if ind <= indent and not s.lstrip().startswith((")", "]", "}")):
+        if d <= indent:
             break
         last = j
+    # a closing bracket or blank line after the block's last indented line is not the block's
     return last + 1
 
 
@@ -154,17 +167,28 @@ def _brace_end(text: str, start: int, starts: list[int]) -> int:
     return _line_of(starts, n - 1)
 
 
+_DEFS: list = [None, None, None]  # the last (text, path, definitions): citing and judge read one file
+
+
 def definitions(text: str, path: str = "") -> list[Def]:
     """The functions, methods and classes (types) a source file defines, with their line spans."""
+    if _DEFS[0] is text and _DEFS[1] == path:
+        return _DEFS[2]
+    out = _definitions(text, path)
+    _DEFS[:] = [text, path, out]
+    return out
+
+
+def _definitions(text: str, path: str) -> list[Def]:
     starts = _line_starts(text)
     out: list[Def] = []
     if path.endswith((".py", ".pyi", ".pyx")) or (not path.rsplit("/", 1)[-1].count(".") and text.startswith("#!") and "python" in text[:80]):
-        lines = text.split("\n")
+        indents = _indents(text.split("\n"))
         classes: list[tuple[int, str, int, int]] = []  # (indent, name, line1, line2)
-        for m in _def_res()[0].finditer(text):
+        for m in _def_res(True)[0].finditer(text):
             indent = len(m.group(1).expandtabs(4))
             l1 = _line_of(starts, m.start())
-            l2 = _indent_end(lines, l1 - 1, indent)
+            l2 = _indent_end(indents, l1 - 1, indent)
             owner = None
             for ind, name, c1, c2 in reversed(classes):
                 if ind < indent and c1 < l1 <= c2:
@@ -177,7 +201,7 @@ def definitions(text: str, path: str = "") -> list[Def]:
         return out
     seen: set[tuple[str, int]] = set()
     types: list[Def] = []
-    for k, rx in enumerate(_def_res()[1:]):
+    for k, rx in enumerate(_def_res(False)):
         for m in rx.finditer(text):
             l1 = _line_of(starts, m.start())
             if k == 3:  # Go: func (r *Recv) Name
@@ -219,22 +243,29 @@ def _norm(lines) -> list[str]:
 
 
 def fingerprint(lines) -> str:
-    import hashlib  # here: OpenSSL's load is a fifth of a quiet PostToolUse
+    """16 hex digits naming the normalized text of `lines` (two checksums: hashlib's OpenSSL load
+    alone would be a fifth of a quiet PostToolUse). It tells changed code from unchanged; it is not
+    a security digest."""
+    import zlib
 
-    return hashlib.sha1("\n".join(_norm(lines)).encode("utf-8", "replace")).hexdigest()[:16]
+    data = "\n".join(_norm(lines)).encode("utf-8", "replace")
+    return f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
 
 
 def block(file_lines: list[str], l1: int, l2: int) -> list[str]:
     return file_lines[max(l1 - 1, 0):l2]
 
 
-def locate(file_lines: list[str], want: list[str]) -> int | None:
+def locate(file_lines: list[str], want: list[str], _memo: dict = {}) -> int | None:
     """The 1-based line where the normalized block `want` starts in the file, or None."""
     want = _norm(want)
     if not want:
         return None
-    norm = [(i, s.strip()) for i, s in enumerate(file_lines) if s.strip()]
-    texts = [s for _, s in norm]
+    key = id(file_lines)
+    if _memo.get("key") != key or _memo.get("ref") is not file_lines:  # one file, many anchors: normalize it once
+        norm = [(i, s.strip()) for i, s in enumerate(file_lines) if s.strip()]
+        _memo.update(key=key, ref=file_lines, norm=norm, texts=[t for _, t in norm])
+    norm, texts = _memo["norm"], _memo["texts"]
     k = len(want)
     first = want[0]
     for j, s in enumerate(texts):
@@ -256,6 +287,7 @@ def locate_fp(file_lines: list[str], fp: str, size: int) -> int | None:
 def open_bases(cache_dir: str) -> sqlite3.Connection:
     conn = sqlite3.connect(os.path.join(cache_dir, BASE_DB), timeout=2.0, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit is not fsynced; a crash loses at most the last
     conn.execute("CREATE TABLE IF NOT EXISTS base(repo TEXT NOT NULL, note TEXT NOT NULL, akey TEXT NOT NULL,"
                  " lines TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY(repo, note, akey))")
     # each note's last judged state per cited file: the brief shows "changed since" without reading code
@@ -293,7 +325,7 @@ def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] |
     whose text is `text`. `base`: the recorded baseline (JSON list of lines) or None; `git_lines`:
     a callable giving the file's lines at a commit (or None). lines-to-record: what to keep as the
     baseline when there is none yet (None: nothing to record)."""
-    file_lines = text.split("\n")
+    file_lines = _split(text)
     kind = row["kind"]
     if kind == "symbol":
         d = find_symbol(defs if defs is not None else definitions(text, rel), row["symbol"], row.get("qual"))
@@ -305,9 +337,10 @@ def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] |
             return "unknown", where, cur
         return ("current" if _norm(json.loads(base)) == _norm(cur) else "changed"), where, None
     if kind == "file":
+        fp = _file_fp(text)
         if base is None:
-            return "unknown", rel, [fingerprint(file_lines)]
-        return ("current" if json.loads(base) == [fingerprint(file_lines)] else "changed"), rel, None
+            return "unknown", rel, [fp]
+        return ("current" if json.loads(base) == [fp] else "changed"), rel, None
     l1, l2 = int(row["line1"]), int(row["line2"] or row["line1"])
     cur = block(file_lines, l1, l2)
     where = f"{rel}:{l1}" + (f"-{l2}" if l2 != l1 else "")
@@ -335,6 +368,25 @@ def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] |
     if at:
         return "moved", f"{rel}:{at}", None
     return "changed", where, None
+
+
+_SPLIT: list = [None, None]  # the last text split into lines: judge asks for one file's lines per anchor
+
+
+def _split(text: str) -> list[str]:
+    if _SPLIT[0] is not text:
+        _SPLIT[0], _SPLIT[1] = text, text.split("\n")
+    return _SPLIT[1]
+
+
+_FILE_FP: list = [None, None]
+
+
+def _file_fp(text: str) -> str:
+    """The fingerprint of a whole file (one per file event, however many notes cite it whole)."""
+    if _FILE_FP[0] is not text:
+        _FILE_FP[0], _FILE_FP[1] = text, fingerprint(_split(text))
+    return _FILE_FP[1]
 
 
 def _contains(cur: list[str], want: list[str]) -> bool:
@@ -400,7 +452,9 @@ def citing(conn, repo: str, rel: str, text: str | None, project: str | None = No
                 d = find_symbol(defs, a["symbol"], a["qual"])
                 if d is None:
                     continue
-                if a["qual"] is None and not _identifier(a["symbol"]) and not (files_of.get(path, set()) & my_tails):
+                from ..core.textutil import identifier_like  # here: its module's regexes cost a quiet event
+
+                if a["qual"] is None and not identifier_like(a["symbol"]) and not (files_of.get(path, set()) & my_tails):
                     continue  # `send()`: a common word, counted only in the files its note cites
             keep.append(a)
         if not keep:
@@ -414,12 +468,6 @@ def citing(conn, repo: str, rel: str, text: str | None, project: str | None = No
         out.append({"path": path, "tier": tier, "anchors": keep})
     out.sort(key=lambda n: (n["tier"], -len(n["anchors"]), n["path"]))
     return out
-
-
-def _identifier(name: str) -> bool:
-    from ..vault.anchors import _identifier as ident
-
-    return ident(name)
 
 
 def git_lines_fn(repo: str):
@@ -444,7 +492,8 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
           git: bool = False) -> None:
     """Set each note's `state` (changed beats moved beats current; whole-file anchors count only when
     the note cites nothing more precise in this file) and `where`; record the baselines not yet
-    kept when `record` (the file as Claude read it, before any edit of its own)."""
+    kept when `record` (the file as Claude read it, before any edit of its own), and each note's
+    state when it differs from the last one recorded."""
     conn = None
     try:
         conn = open_bases(cache_dir) if cache_dir else None
@@ -454,6 +503,16 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
     gl = git_lines_fn(repo) if git else None
     new: list[tuple] = []
     try:
+        bases: dict[tuple[str, str], str] = {}
+        last: dict[str, str] = {}
+        if conn is not None:
+            from ..core.sqlutil import rows_in
+
+            paths = [n["path"] for n in notes]
+            bases = {(p, k): v for p, k, v in rows_in(
+                conn, "SELECT note, akey, lines FROM base WHERE note IN ({in}) AND repo = ?", paths, (repo,))}
+            last = {p: st for p, st in rows_in(
+                conn, "SELECT note, state FROM last WHERE note IN ({in}) AND repo = ? AND file = ?", paths, (repo, rel))}
         for n in notes:
             states = []
             where = None
@@ -462,12 +521,7 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
                 if precise and a["kind"] == "file":
                     continue
                 key = anchor_key(a) + "|" + rel
-                base = None
-                if conn is not None:
-                    r = conn.execute("SELECT lines FROM base WHERE repo=? AND note=? AND akey=?",
-                                     (repo, n["path"], key)).fetchone()
-                    base = r[0] if r else None
-                st, w, rec = state_of(a, rel, text, base, defs, gl)
+                st, w, rec = state_of(a, rel, text, bases.get((n["path"], key)), defs, gl)
                 if rec is not None and record:
                     new.append((repo, n["path"], key, json.dumps(rec), time.time()))
                 states.append(st)
@@ -475,12 +529,14 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
             n["state"] = ("changed" if "changed" in states else "moved" if "moved" in states else
                           "missing" if states and all(s == "missing" for s in states) else "current")
             n["where"] = where
-        if conn is not None:
+        now = time.time()
+        states_new = [(repo, n["path"], rel, n["state"], now) for n in notes if last.get(n["path"]) != n["state"]]
+        if conn is not None and (new or states_new):
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", new)
                 conn.executemany("INSERT OR REPLACE INTO last(repo, note, file, state, at) VALUES (?,?,?,?,?)",
-                                 [(repo, n["path"], rel, n["state"], time.time()) for n in notes])
+                                 states_new)
                 conn.execute("COMMIT")
             except sqlite3.Error:
                 if conn.in_transaction:

@@ -17,6 +17,7 @@ import os
 import re
 import unicodedata
 
+from ..core.paths import _git_dir, git_top  # noqa: F401 - git_top: the hooks' and project's
 from ..core.record import Record
 
 # The spellings of a projects folder that reorganize compares with; is_projects_folder is the rule
@@ -43,21 +44,6 @@ def repo_name(url: str) -> str | None:
 
 
 # ---------------------------------------------------------------- where the session is
-
-def _git_dir(top: str) -> str | None:
-    dot = os.path.join(top, ".git")
-    if os.path.isdir(dot):
-        return dot
-    try:  # a worktree or submodule: `.git` is a file "gitdir: PATH"
-        with open(dot, encoding="utf-8", errors="replace") as f:
-            line = f.read(4096).strip()
-    except OSError:
-        return None
-    if line.startswith("gitdir:"):
-        d = line[7:].strip()
-        return os.path.normpath(os.path.join(top, d))
-    return None
-
 
 def _git_config(git_dir: str) -> str:
     for d in (git_dir, _common_dir(git_dir)):
@@ -99,19 +85,6 @@ def remote_urls(config_text: str) -> list[tuple[str, str]]:
             if sep and k.strip().lower() == "url" and v.strip():
                 out.append((remote, v.strip().strip('"')))
     return sorted(out, key=lambda rv: rv[0] != "origin")
-
-
-def git_top(path: str) -> str | None:
-    """The top-level folder of the git checkout `path` lies in (at or above it), or None."""
-    probe = os.path.abspath(path)
-    for _ in range(64):
-        if _git_dir(probe):
-            return probe
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return None
-        probe = parent
-    return None
 
 
 def candidates(cwd: str | None = None) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ import time
 
 from ..core.config import BRIEF_HARD_CAP as HARD_CAP, BRIEF_MIN_CHARS
 from ..core.fence import escape_vault_text
-from ..core.textutil import CODE_CHANGED, age_phrase, plural
+from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary, plural
 from ..index import lifecycle
 
 BRIEF_JSON = "brief.json"
@@ -26,17 +26,8 @@ MAX_ITEMS = 120
 # ---------------------------------------------------------------- collect (after index changes)
 
 def summary(s: str | None, limit: int = SUMMARY) -> str:
-    """`s` within `limit` characters, ended at a sentence if one ends in the second half, else at a
-    word boundary with an ellipsis."""
-    s = re.sub(r"\s+", " ", s or "").strip()
-    if len(s) <= limit:
-        return s
-    head = s[: limit + 1]
-    ends = [m.end() for m in re.finditer(r"[.!?](?=\s)", head)]
-    if ends and ends[-1] >= limit // 2:
-        return head[: ends[-1]]
-    cut = s[: limit].rsplit(" ", 1)[0] if " " in s[: limit] else s[: limit - 1]
-    return cut.rstrip(" ,;:.-–") + "…"
+    """A note's summary cut for the brief (textutil.clip_summary at the brief's SUMMARY)."""
+    return clip_summary(s, limit)
 
 
 def _item(r: dict, succ: dict | None = None) -> dict:

@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..core.textutil import identifier_like
+
 # the property a note lists the code it is about in (remember --about writes it)
 FILES_PROPS = ("files", "file", "code")
 FP_RE = re.compile(r"\s+fp=([0-9a-f]{8,64})\s*$")
@@ -84,11 +86,6 @@ def _lines(a, b) -> tuple[int | None, int | None]:
         return None, None
     x, y = int(a), int(b) if b else int(a)
     return (x, y) if y >= x else (y, x)
-
-
-def _identifier(name: str) -> bool:
-    """A name no prose word is: snake_case, camelCase, a digit, a leading underscore."""
-    return "_" in name.strip("_") or name.startswith("_") or bool(re.search(r"[a-z][A-Z]|\d", name))
 
 
 def from_files_prop(value) -> list[Anchor]:
@@ -195,7 +192,7 @@ def extract_note(masked: str, body: str, props: dict | None = None) -> list[Anch
     files = {a.file for a in out if a.file}
     keep, seen = [], set()
     for a in out:
-        if a.kind == "symbol" and a.qual is None and not _identifier(a.symbol) and not files:
+        if a.kind == "symbol" and a.qual is None and not identifier_like(a.symbol) and not files:
             continue  # `send()` in a note that cites no file: a word, not a place
         key = (a.kind, a.file, a.line1, a.line2, a.symbol, a.qual, a.commit)
         if key in seen:
