@@ -220,3 +220,45 @@ def test_the_next_brief_says_which_notes_cite_changed_code_and_how_old_notes_are
     line = next(l for l in code_env["brief"]["s2"].splitlines() if "(Pitfalls/Part limit.md)" in l)
     assert "the code it cites changed since it was written" in line
     assert not [l for l in code_env["brief"]["s2"].splitlines() if "Parser owns limits" in l and "changed since" in l]
+
+
+def test_with_history_changed_since_means_since_the_note_was_written(tmp_path, cache_dir):
+    """The SessionStart worker takes the baseline from the repository's history as of the note's
+    date: code changed after that is flagged the first time Claude opens the file."""
+    import sqlite3
+    import time
+
+    repo = tmp_path / "acme"
+    (repo / "acme").mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+
+    def commit(text, day):
+        (repo / "acme" / "parser.py").write_text(text, encoding="utf-8")
+        subprocess.run(git + ["add", "-A"], check=True)
+        env = {"GIT_AUTHOR_DATE": f"{day}T12:00:00", "GIT_COMMITTER_DATE": f"{day}T12:00:00"}
+        subprocess.run(git + ["commit", "-q", "-m", day], check=True, env={**__import__("os").environ, **env})
+
+    commit(SRC, "2024-01-01")
+    commit(SRC.replace('raise ValueError("Part exceeded maximum size")', "return None"), "2025-01-01")
+    vault = tmp_path / "vault"
+    _note(vault, "Pitfalls/Part limit.md", "type: pitfall\ncreated: 2024-06-01",
+          "The limit check is `acme/parser.py#L9-L10`: a part over the limit raises.")
+    _note(vault, "Learnings/Helper doubles.md", "type: learning\ncreated: 2024-06-01",
+          "`helper_function()` doubles its input.")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    ce = {"env": env, "repo": repo, "vault": vault, "cache": cache_dir}
+    file_event(ce, "Read", "acme/other.py")  # starts the session: its worker records the baselines
+    db = cache_dir / "code.sqlite"
+    end = time.time() + 60
+    while time.time() < end:
+        try:
+            if sqlite3.connect(db).execute("SELECT count(*) FROM base WHERE note = 'Pitfalls/Part limit.md'").fetchone()[0]:
+                break
+        except sqlite3.Error:
+            pass
+        time.sleep(0.2)
+    got = file_event(ce, "Read", "acme/parser.py")
+    assert [l for l in got.splitlines() if "Part limit" in l and "changed since" in l]
+    assert [l for l in got.splitlines() if "Helper doubles" in l and "changed since" not in l]

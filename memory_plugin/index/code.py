@@ -472,19 +472,12 @@ def citing(conn, repo: str, rel: str, text: str | None, project: str | None = No
 
 def git_lines_fn(repo: str):
     """A function (commit, path) -> the file's lines at that commit, or None (no such commit)."""
-    if not os.path.isdir(os.path.join(repo, ".git")) and not os.path.isfile(os.path.join(repo, ".git")):
+    if not os.path.exists(os.path.join(repo, ".git")):
         return None
 
     def get(commit: str, path: str):
-        import subprocess
-
-        try:
-            p = subprocess.run(["git", "-C", repo, "show", f"{commit}:{path}"], capture_output=True, timeout=5)
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if p.returncode:
-            return None
-        return p.stdout.decode("utf-8", "replace").split("\n")
+        out = _git(repo, "show", f"{commit}:{path}")
+        return None if out is None else out.split("\n")
     return get
 
 
@@ -551,25 +544,83 @@ def note_anchors(conn, path: str) -> list[dict]:
         f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.path = ?", (path,))]
 
 
+GIT_DATED_MAX = 400  # (file, date) pairs one worker run asks git about: the rest wait for the next run
+
+
+def _git(repo: str, *args: str) -> str | None:
+    import subprocess
+
+    try:
+        p = subprocess.run(["git", "-C", repo, *args], capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return p.stdout.decode("utf-8", "replace") if p.returncode == 0 else None
+
+
+def text_as_of(repo: str, rel: str, day: str) -> str | None:
+    """The file as the repository's history had it at the end of `day` (YYYY-MM-DD), or None (no
+    history, or the file did not exist yet)."""
+    sha = (_git(repo, "log", "-1", "--format=%H", f"--before={day}T23:59:59", "--", rel) or "").strip()
+    return _git(repo, "show", f"{sha}:{rel}") if sha else None
+
+
 def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
     """Record the baselines of every anchor into this repository's files that has none yet (the
-    SessionStart worker: an edit later in the session is then compared with the code as the session
-    found it, even when Claude never read the file first). Returns how many files were read."""
+    SessionStart worker). Where the repository has history and the note a date (last validated, else
+    updated, else created), the baseline is the code as of that date, so "changed since" means since
+    the note was written; else it is the code as the session finds it, and a later edit is compared
+    with that. Returns how many files were read."""
     repo = os.path.realpath(repo)
-    rows = []
-    for r in conn.execute(f"SELECT {ANCHOR_COLS}, n.project FROM anchors a JOIN notes n ON n.path = a.path"
-                          " WHERE n.private = 0 AND a.file IS NOT NULL"):
-        d = _row(r[:-1])
-        if same_project(r[-1], project, repo):
+    rows, dates = [], {}
+    for r in conn.execute(f"SELECT {ANCHOR_COLS}, n.project, n.created, n.updated,"
+                          " CASE WHEN json_valid(n.props) THEN json_extract(n.props, '$.last_validated') END"
+                          " FROM anchors a JOIN notes n ON n.path = a.path WHERE n.private = 0"):
+        d = _row(r[:10])
+        if same_project(r[10], project, repo):
             rows.append(d)
+            day = next((str(x)[:10] for x in (r[13], r[12], r[11]) if x and re.match(r"\d{4}-\d{2}-\d{2}", str(x))), None)
+            if day:
+                dates[d["path"]] = day
     by_file: dict[str, dict[str, list[dict]]] = {}
     for a in rows:
-        if os.path.isfile(os.path.join(repo, a["file"])):
-            by_file.setdefault(a["file"], {}).setdefault(a["path"], []).append(a)
+        if a["file"] and os.path.isfile(os.path.join(repo, a["file"])):
+            by_file.setdefault(a["file"], {}).setdefault(a["path"], [])
+    for a in rows:  # a note's symbols are looked for in the files it cites
+        for rel, notes in by_file.items():
+            if a["path"] in notes and (a["file"] == rel or a["kind"] == "symbol"):
+                notes[a["path"]].append(a)
+    history = _git(repo, "rev-parse", "--verify", "-q", "HEAD") is not None
+    asked = 0
     for rel, notes in by_file.items():
         text = read_code(os.path.join(repo, rel))
         if text is None:
             continue
+        if history and cache_dir:
+            dated = []
+            old_texts: dict[str, str | None] = {}
+            for path, anchors in notes.items():
+                day = dates.get(path)
+                if not day or asked >= GIT_DATED_MAX:
+                    continue
+                if day not in old_texts:
+                    asked += 1
+                    old_texts[day] = text_as_of(repo, rel, day)
+                old = old_texts[day]
+                if old is None:
+                    continue
+                for a in anchors:
+                    _, _, rec = state_of(a, rel, old, None, definitions(old, rel))
+                    if rec is not None:
+                        dated.append((repo, path, anchor_key(a) + "|" + rel, json.dumps(rec), time.time()))
+            if dated:
+                try:
+                    bc = open_bases(cache_dir)
+                    try:
+                        bc.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", dated)
+                    finally:
+                        bc.close()
+                except sqlite3.Error:
+                    pass
         judge(cache_dir, repo, rel, text, [{"path": p, "anchors": a} for p, a in notes.items()], record=True,
               git=True)
     return len(by_file)
@@ -578,14 +629,8 @@ def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
 def _symbol_files(repo: str, name: str) -> list[str]:
     """The repository files whose text has the word `name` (git grep over tracked and untracked
     files, ignored ones left out), at most a few: where a symbol-only anchor may be defined."""
-    import subprocess
-
-    try:
-        p = subprocess.run(["git", "-C", repo, "grep", "-l", "-w", "-I", "--untracked", "-e", name],
-                           capture_output=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return p.stdout.decode("utf-8", "replace").split("\n")[:SYMBOL_FILES_MAX] if p.returncode == 0 else []
+    out = _git(repo, "grep", "-l", "-w", "-I", "--untracked", "-e", name)
+    return [f for f in out.split("\n") if f][:SYMBOL_FILES_MAX] if out else []
 
 
 SYMBOL_FILES_MAX = 20  # files looked at for a symbol-only anchor outside a hook (explain, brief, query)
