@@ -48,15 +48,17 @@ def _touched(tool: str, ti: dict, text: str) -> tuple[int, int] | None:
 
 
 def line_for(meta: dict, state: str | None) -> str:
-    """`- Title (type, age[, changed since]): one line`; the note's path is left out (`memory-plugin
-    explain TITLE` or the vault finds it by title): the line stays a few tokens."""
+    """`- Title (type, age[, changed since]): one line`; the note's path only when its file name is not
+    its title (`memory-plugin explain TITLE` finds it either way): the line stays a few tokens."""
     from ..core.fence import escape_vault_text as esc
     from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary as summary
 
     props = meta.get("props") or {}
     age = age_phrase(props.get("last_validated"), meta.get("updated"), meta.get("created"))
     marks = ", ".join(x for x in (esc(meta.get("type") or "note"), age, CODE_CHANGED if state == "changed" else "") if x)
-    head = f"- {esc(meta['title'])} ({marks})"
+    stem = meta["path"].rsplit("/", 1)[-1][:-3]
+    where = "" if meta["title"] == stem else f"{esc(meta['path'])}; "  # a title the file name is not: its path too
+    head = f"- {esc(meta['title'])} ({where}{marks})"
     room = LINE_CHARS - len(head) - 2
     s = summary(meta.get("summary") or "", min(SUMMARY_CHARS, room)) if room > 20 else ""
     return head + (f": {esc(s)}" if s else "")
