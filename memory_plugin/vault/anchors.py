@@ -34,11 +34,11 @@ PERMALINK_RE = re.compile(
     r"(?:#L(\d+)(?:-L?(\d+))?)?")
 _SEG = r"\.?[\w@+-][\w.@+-]*"
 PATH = rf"(?:\.{{0,2}}/)?(?:{_SEG}/)+{_SEG}|{_SEG}\.[A-Za-z][\w]{{0,9}}"
-# path, then :10 / :10-20 / #L10 / #L10-L20
-PATH_LINES_RE = re.compile(rf"^({PATH})(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?$")
+LINES = r"(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?"  # after a path: :10, :10-20, #L10, #L10-L20
+PATH_LINES_RE = re.compile(rf"^({PATH}){LINES}$")
 # in `files:` any name is a file's (`Makefile`, `Dockerfile`)
-PROP_PATH_RE = re.compile(r"^([\w.@+-]+)(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?$")
-BARE_PATH_RE = re.compile(rf"(?<![\w/.`:@-])((?:{_SEG}/)+{_SEG}\.[A-Za-z]\w{{0,9}})(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?(?![\w/`])")
+PROP_PATH_RE = re.compile(rf"^([\w.@+-]+){LINES}$")
+BARE_PATH_RE = re.compile(rf"(?<![\w/.`:@-])((?:{_SEG}/)+{_SEG}\.[A-Za-z]\w{{0,9}}){LINES}(?![\w/`])")
 PROSE_LINES_RE = re.compile(r"\b(?:L(\d+)(?:\s*[-–]\s*L?(\d+))?|lines?\s+(\d+)(?:\s*[-–]\s*(\d+))?)\b")
 SYMBOL_RE = re.compile(r"^((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(\(\))?$")
 CODE_SPAN_RE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
