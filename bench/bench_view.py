@@ -3,7 +3,10 @@ size, and first paint / interactive / layout settled in headless Chromium, at 1k
 page that opens on its entry points also times a click that adds a note's neighbours and the switch
 to the whole graph (until its layout settles).
 
-    .venv/bin/python bench/bench_view.py [--sizes 1000,10000] [--runs 5] [--loads 5] [--write]
+    .venv/bin/python bench/bench_view.py [--sizes 1000,10000] [--runs 5] [--loads 5] [--citing 300] [--write]
+
+--citing N adds N notes that cite this checkout's source files (bench_code_hook.citing_notes), so the
+page also carries the files they cite as nodes.
 
 Needs Debian's chromium (/usr/bin/chromium) and the playwright package; without them only the
 writing side is measured.
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -76,9 +80,17 @@ def browser_times(page_path, loads: int) -> dict | None:
             "expand": median(expand) if expand else None, "whole": median(whole) if whole else None}
 
 
-def bench_size(n: int, runs: int, loads: int) -> dict:
+def bench_size(n: int, runs: int, loads: int, citing: int = 0) -> dict:
     v = vault(n)
     cache = OUT / f"cache-{n}"
+    if citing:  # a copy of the generated vault with notes citing code
+        from bench_code_hook import citing_notes
+
+        src, v, cache = v, OUT / f"viewvault-{n}-{citing}", OUT / f"viewcache-{n}-{citing}"
+        shutil.rmtree(v, ignore_errors=True)
+        shutil.rmtree(cache, ignore_errors=True)
+        shutil.copytree(src, v, ignore=shutil.ignore_patterns(".groundtruth"))
+        citing_notes(v, citing)
     env = {**LEXICAL, "MEMORY_PLUGIN_VAULT": str(v), "MEMORY_PLUGIN_CACHE_DIR": str(cache)}  # no embedding
     # a fresh index (not timed): a cache left by an older schema would make `view` refuse
     subprocess.run([EXE, "rebuild"], env={**os.environ, **env}, check=True, capture_output=True)
@@ -98,13 +110,16 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--loads", type=int, default=5)
+    ap.add_argument("--citing", type=int, default=0, help="add this many notes citing this checkout's code")
     ap.add_argument("--write", action="store_true", help="update bench/RESULTS.md")
     a = ap.parse_args()
     base = median([timed([sys.executable, "-c", "pass"])[0] for _ in range(a.runs)])
-    rows = [bench_size(int(s), a.runs, a.loads) for s in a.sizes.split(",")]
+    rows = [bench_size(int(s), a.runs, a.loads, a.citing) for s in a.sizes.split(",")]
     lines = ["## Graph view (issue 5)", "", f"Machine: {machine()}", "",
              f"Command: `.venv/bin/python bench/bench_view.py --sizes {a.sizes} --runs {a.runs} --loads {a.loads}"
-             f" --write`. Writing: `memory-plugin view` as a whole process, median of {a.runs} runs "
+             f"{f' --citing {a.citing}' if a.citing else ''} --write`."
+             f"{f' Each vault plus {a.citing} notes citing this checkout’s code (the files they cite are nodes).' if a.citing else ''}"
+             f" Writing: `memory-plugin view` as a whole process, median of {a.runs} runs "
              f"(`python -c pass` baseline {base * 1000:.0f} ms). Browser: headless Debian Chromium from file://, "
              f"median of {a.loads} loads in one running browser; first paint and interactive are measured by the "
              "page from navigation start (interactive = first frame drawn and every handler attached); "

@@ -190,3 +190,62 @@ def test_view_out_to_a_bad_place_is_a_one_line_error(vault, tmp_path, case):
     r = run_cli("--vault", str(vault), "view", "--out", str(out))
     assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert (vault / "Home.md").read_bytes() == before and (tmp_path / "afile").read_text() == "x"
+
+
+def _cite(vault: Path, n: int, files: list[str], project: str = "starlette") -> list[str]:
+    """n notes citing `files` (note k cites files[k % len(files)] and the next one); their paths."""
+    (vault / "Code").mkdir(exist_ok=True)
+    out = []
+    for k in range(n):
+        a, b = files[k % len(files)], files[(k + 1) % len(files)]
+        (vault / "Code" / f"Zz code {k}.md").write_text(
+            f"---\ntype: pitfall\nproject: {project}\n---\n# Zz code {k}\nSee `{a}:{k + 1}` and `{b}`; [[Home]].\n",
+            encoding="utf-8")
+        out.append(f"Code/Zz code {k}.md")
+    return out
+
+
+def test_files_notes_cite_are_nodes_of_their_own_kind(vault, cache_dir):
+    files = ["starlette/routing.py", "starlette/middleware/base.py", "zz_tools/a_very_long_folder_name/deeper/still/lint.sh"]
+    notes = _cite(vault, 5, files)
+    (vault / "Personal" / "Zz diary code.md").write_text(
+        "---\nprivate: true\nproject: starlette\n---\n`zzsecret/only_here.py` and `starlette/routing.py`\n", encoding="utf-8")
+    cfg = _build(vault)
+    html = (cache_dir / "graph.html").read_text(encoding="utf-8")
+    data = _page_data(html)
+    n, flat = data["nodes"], data["edges"]
+    got = {n["id"][i]: i for i in range(len(n["id"])) if n["k"][i] == V.FILE}
+    assert {n["t"][i] for i in got.values()} >= set(files)  # labelled by their path
+    cites = data["etypes"].index("cites")
+    citing = {}
+    for j in range(0, len(flat), 3):
+        if flat[j + 2] == cites:
+            assert n["k"][flat[j]] == V.NOTE and n["k"][flat[j + 1]] == V.FILE
+            citing.setdefault(n["t"][flat[j + 1]], set()).add(n["id"][flat[j]])
+    # several notes citing one file meet at its one node
+    assert {f: citing[f] & set(notes) for f in files} == {f: {notes[k] for k in range(5) if f in (
+        files[k % 3], files[(k + 1) % 3])} for f in files}
+    assert data["meta"]["files"] == len(got)
+    assert "zzsecret" not in html and "Zz diary code" not in html
+    assert all(n["k"][i] == V.NOTE for i in data["entry"]) and all(n["k"][i] == V.NOTE for i in data["initial"])
+
+
+def test_the_first_view_is_the_same_with_or_without_files(tmp_path, cache_dir):
+    """Files notes cite change neither the entry points nor the notes the whole graph opens on."""
+    v = gen_vault(tmp_path / "v", 300)
+    _cite(v, 30, [f"pkg/mod{k}.py" for k in range(7)])
+    cfg = _build(v, html_max_nodes=60)
+    conn = open_index(cfg)
+    try:
+        with_files = V.build_data(cfg, conn)
+        conn.execute("BEGIN")
+        conn.execute("DELETE FROM anchors")
+        without = V.build_data(cfg, conn)
+        conn.execute("ROLLBACK")
+    finally:
+        conn.close()
+    assert with_files["meta"]["files"] == 7 and without["meta"]["files"] == 0
+    assert with_files["entry"] == without["entry"] and with_files["initial"] == without["initial"]
+    notes = with_files["meta"]["notes"]
+    for col, values in with_files["nodes"].items():
+        assert values[:notes] == without["nodes"][col][:notes], col

@@ -129,6 +129,11 @@ def test_drawn_nodes_equal_the_data(loaded):
     assert loaded.js("__graph.drawnCount()") == count["nodes"] - count["tags"]
     counts_text = loaded.page.inner_text("#counts")
     assert f"{count['notes']} notes" in counts_text
+    # the fixture vault cites code: the files are drawn, and a toggle
+    assert count["files"] > 0 and f"{count['files']} files cited" in counts_text
+    loaded.page.uncheck("#t-files")
+    assert loaded.js("__graph.drawnCount()") == count["nodes"] - count["tags"] - count["files"]
+    loaded.page.check("#t-files")
 
 
 def _unique_alias(data: dict) -> tuple[str, str, str]:
@@ -441,3 +446,129 @@ def test_a_click_adds_the_neighbours_and_the_whole_graph_is_a_button_away(opened
     assert ld.js("__graph.drawnCount()") > 10 * len(big["entry"])
     ld.page.click("#mode")
     assert sorted(ld.js("__graph.drawnIds()")) == sorted(big["entry"])
+
+
+# ---------------------------------------------------------------- files notes cite
+
+LONG = "app/a_very_long_folder_name/deeper/still/settings.py"  # longer than a label: its end is kept
+CITES = {  # note title -> (project, the files it cites)
+    "Zz webhook pitfall": ("ledger", ["app/api/webhooks/stripe.py:42", LONG]),
+    "Zz webhook again": ("ledger", ["app/api/webhooks/stripe.py"]),
+    "Zz lint script": ("ledger", ["tools/lint.sh"]),
+}
+
+
+@pytest.fixture(scope="module")
+def cited(tmp_path_factory):
+    """A 200-note vault (more than every label fits: it opens on its entry points) with notes citing
+    code, indexed, and its graph.html."""
+    from conftest import gen_vault
+    from memory_plugin.core.config import load_config
+    from memory_plugin.outputs.pipeline import rebuild
+
+    root = tmp_path_factory.mktemp("cited")
+    vault = gen_vault(root / "vault", 200)
+    (vault / "Code").mkdir()
+    for title, (project, files) in CITES.items():
+        (vault / "Code" / f"{title}.md").write_text(
+            f"---\ntype: pitfall\nproject: {project}\n---\n# {title}\n" +
+            "".join(f"- `{f}`\n" for f in files), encoding="utf-8")
+    empty = root / "config.yaml"
+    empty.write_text("", encoding="utf-8")
+    cfg = load_config(vault=vault, cache_dir=root / "cache", config_file=empty)
+    rebuild(cfg)
+    return cfg.path("graph.html")
+
+
+@pytest.fixture
+def cited_page(browser, cited):
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    errors = []
+    page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.goto(cited.as_uri())
+    ld = Loaded(page, errors, [])
+    ld.wait("window.__graph !== undefined")
+    ld.js("__graph.settle()")
+    yield ld
+    assert errors == []
+    page.close()
+
+
+def _file_ids(ld: Loaded) -> dict[str, str]:
+    """path -> node id of every file node in the page's data."""
+    n = _data(ld)["nodes"]
+    return {n["t"][i]: n["id"][i] for i in range(len(n["id"])) if n["k"][i] == 4}
+
+
+def _pixel(ld: Loaded, node_id: str) -> list[int]:
+    """The colour the canvas holds at a node's centre."""
+    return ld.page.evaluate("""(id) => {
+        const c = document.getElementById("canvas"), r = c.getBoundingClientRect(), d = window.devicePixelRatio || 1;
+        const p = __graph.discs().find((x) => x.id === id);
+        return Array.from(c.getContext("2d").getImageData(Math.round((p.x - r.left) * d), Math.round((p.y - r.top) * d), 1, 1).data.slice(0, 3));
+    }""", node_id)
+
+
+def _css_rgb(ld: Loaded, var: str) -> list[int]:
+    return ld.page.evaluate("""(v) => { const e = document.createElement("div"); e.style.color = `var(${v})`;
+        document.body.appendChild(e); const c = getComputedStyle(e).color; e.remove();
+        return c.match(/\\d+/g).slice(0, 3).map(Number); }""", var)
+
+
+def test_a_click_on_a_note_draws_the_files_it_cites_labelled_by_their_path(cited_page, browser, tmp_path):
+    ld = cited_page
+    files = _file_ids(ld)
+    assert set(files) == {"app/api/webhooks/stripe.py", LONG, "tools/lint.sh"}
+    # the first view is the entry points, no file among them
+    assert ld.js("__graph.mode()") == "entry"
+    assert sorted(ld.js("__graph.drawnIds()")) == sorted(ld.js("__graph.entryIds()"))
+    # search draws the note; its panel lists the files it cites
+    ld.page.fill("#search", "Zz webhook pitfall")
+    ld.page.press("#search", "Enter")
+    assert ld.js("__graph.selected()") == "Code/Zz webhook pitfall.md"
+    assert sorted(ld.page.locator("#panel-files a").all_inner_texts()) == sorted(["app/api/webhooks/stripe.py", LONG])
+    assert not set(files.values()) & set(ld.js("__graph.drawnIds()"))
+    # a click on it adds its neighbours: the files it cites among them
+    at = ld.js("__graph.screenPos('Code/Zz webhook pitfall.md')")
+    ld.page.mouse.click(at["x"], at["y"])
+    drawn = set(ld.js("__graph.drawnIds()"))
+    assert {files["app/api/webhooks/stripe.py"], files[LONG]} <= drawn and files["tools/lint.sh"] not in drawn
+    ld.js("__graph.settle()")
+    ld.page.mouse.move(0, 0)  # no hover highlight
+    ld.page.wait_for_timeout(100)
+    labels = {lb["id"]: lb for lb in ld.js("__graph.labels()")}
+    # "+1": the other note citing it, not drawn yet
+    assert labels[files["app/api/webhooks/stripe.py"]]["text"] == "app/api/webhooks/stripe.py +1"
+    long_text = labels[files[LONG]]["text"]
+    assert long_text.startswith("…") and LONG.endswith(long_text[1:]) and long_text.endswith("/settings.py")
+    # the labels are on screen (label-dark ink in their boxes), and the files are drawn in their own colour
+    canvas = ld.page.locator("#canvas").bounding_box()
+    boxes = [labels[files[p]] for p in ("app/api/webhooks/stripe.py", LONG)]
+    ink = _ink(browser, ld.page.screenshot(path=str(tmp_path / "files.png")), boxes, canvas, [])
+    assert all(c >= 15 for c in ink["inBox"]), ink
+    file_rgb = _css_rgb(ld, "--c-file")
+    for p in ("app/api/webhooks/stripe.py", LONG):
+        assert _pixel(ld, files[p]) == file_rgb, p
+    assert _pixel(ld, "Code/Zz webhook pitfall.md") != file_rgb
+    note_colours = [_css_rgb(ld, f"--c-{t}") for t in ("hub", "convention", "decision", "pitfall", "pattern",
+                                                        "learning", "concept", "journal", "other", "attachment")]
+    assert file_rgb not in note_colours
+
+
+def test_search_finds_a_file_by_its_path_and_its_panel_lists_the_notes_citing_it(cited_page):
+    ld = cited_page
+    files = _file_ids(ld)
+    ld.page.fill("#search", "webhooks/stripe")
+    first = ld.page.locator("#results div[data-i]").first.inner_text()
+    assert "app/api/webhooks/stripe.py" in first and "file" in first and "cited by 2 notes" in first
+    ld.page.press("#search", "Enter")
+    fid = files["app/api/webhooks/stripe.py"]
+    assert ld.js("__graph.selected()") == fid and fid in ld.js("__graph.drawnIds()")
+    assert ld.page.inner_text("#panel-title") == "app/api/webhooks/stripe.py"
+    assert "ledger" in ld.page.inner_text("#panelbody")
+    assert sorted(ld.page.locator("#panel-in a").all_inner_texts()) == ["Zz webhook again", "Zz webhook pitfall"]
+    # a click on the file adds the notes citing it
+    at = ld.js(f"__graph.screenPos({json.dumps(fid)})")
+    ld.page.mouse.click(at["x"], at["y"])
+    assert {"Code/Zz webhook again.md", "Code/Zz webhook pitfall.md"} <= set(ld.js("__graph.drawnIds()"))

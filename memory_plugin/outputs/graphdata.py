@@ -6,6 +6,10 @@ the note-to-note projection is one list of neighbour ints per note, and graph.js
 disk row by row from SQL. Both are exactly what graph.build_graph + networkx wrote before
 (same nodes, edges, keys and order; tests/test_graphdata.py holds them side by side). networkx is
 imported only for Louvain, on graphs small enough for it.
+
+The repository files notes cite (the index's `anchors`) are nodes too, of kind "file", with a
+"cites" edge from each citing note (cited_files). They join neither the note projection nor any
+community, and index/graph.py (hubs, degrees) never reads them: a file is never a hub.
 """
 from __future__ import annotations
 
@@ -21,6 +25,8 @@ from ..index.graph import edge_type, tag_id, unresolved_id
 
 LOUVAIN_MAX_NODES = 5000
 MIN_COMMUNITY = 3
+FILE_PREFIX = "file:"  # a cited file's node id: file:PATH, or file:PROJECT:PATH when its notes name a project
+CITES = "cites"        # the edge type from a note to a file it cites
 
 _LINKS = "SELECT src, kind, prop, linkpath, subpath, target, line FROM links ORDER BY src, line"
 
@@ -115,6 +121,89 @@ def load(conn: sqlite3.Connection) -> NoteGraph:
                 seen_tags.add(name)
                 ng.tags.append(name)
     return ng
+
+
+# ---------------------------------------------------------------- files notes cite
+
+@dataclass
+class CitedFiles:
+    """Repository files public notes cite, one node each (ordered by id), and the (note path, file
+    number) pairs that cite them, by note path then file."""
+    ids: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+    projects: list[str | None] = field(default_factory=list)
+    cites: list[tuple[str, int]] = field(default_factory=list)
+
+
+def cited_files(conn: sqlite3.Connection) -> CitedFiles:
+    """The files the index's anchors name, without a repository at hand (the pages are built from the
+    index alone, so `view` and a rebuild write the same bytes anywhere). One node per file:
+    - a file belongs to the project of the notes citing it (index/code.py same_project: notes of two
+      projects citing `README.md` cite two files); a note naming no project may cite any
+      repository, so its path joins the one project whose notes cite that file, else stands alone;
+    - within a project, a path with a folder that ends another cited path at a folder boundary
+      (`middleware/base.py`, `starlette/middleware/base.py`) is that file when only one longest path
+      ends so, the way index/code.py matches a note's path to a repository file; a bare name
+      (`base.py`, `README.md`) stays apart: it may be a top-level file.
+    Symbol-only anchors name no file and are left out: a note citing exactly one file already has
+    its edge to it, and one citing none has nothing to attach a symbol to without the repository.
+    Private notes' anchors are not indexed; the join keeps them out even so."""
+    from ..index.code import _norm_name  # how same_project compares project names
+
+    rows = conn.execute(
+        "SELECT DISTINCT a.path, a.file, n.project FROM anchors a JOIN notes n ON n.path = a.path "
+        "WHERE a.file IS NOT NULL AND n.private = 0 ORDER BY a.path, a.file").fetchall()
+    groups: dict[str, set[str]] = {}   # project key ("" none) -> paths its notes cite
+    names: dict[str, str] = {}         # project key -> the project as the first note writes it
+    for _, file, project in rows:
+        key = _norm_name(project)
+        groups.setdefault(key, set()).add(file)
+        names.setdefault(key, project if key else "")
+    tails = {key: _tail_owners(paths) for key, paths in groups.items()}
+
+    def canonical(key: str, path: str) -> str | None:
+        """The path of the node `path` is in project `key`, None when the project cites no such file."""
+        owners = tails[key].get(path)
+        if owners:
+            longest = [q for q in owners if q not in tails[key]]  # no cited path ends them
+            if len(longest) == 1:
+                return longest[0]
+        return path if path in groups[key] else None
+
+    node_of: dict[tuple[str, str], tuple[str, str]] = {}  # (key, path as written) -> (key, node path)
+    for key, paths in groups.items():
+        for path in paths:
+            if key:
+                node_of[(key, path)] = (key, canonical(key, path) or path)
+                continue
+            found = [(k, c) for k in groups if k and (c := canonical(k, path)) is not None]
+            node_of[(key, path)] = found[0] if len(found) == 1 else ("", canonical("", path) or path)
+    nodes = sorted(set(node_of.values()), key=lambda kp: _file_id(kp[0], kp[1]))
+    out = CitedFiles()
+    number: dict[tuple[str, str], int] = {}
+    for key, path in nodes:
+        number[(key, path)] = len(out.ids)
+        out.ids.append(_file_id(key, path))
+        out.paths.append(path)
+        out.projects.append(names[key] or None)
+    # two spellings of one file in one note are one edge
+    out.cites = sorted({(note, number[node_of[(_norm_name(project), file)]])
+                        for note, file, project in rows})
+    return out
+
+
+def _file_id(key: str, path: str) -> str:
+    return f"{FILE_PREFIX}{key}:{path}" if key else FILE_PREFIX + path
+
+
+def _tail_owners(paths: set[str]) -> dict[str, list[str]]:
+    """Each tail of a cited path that has a folder (`b/c.py` of `a/b/c.py`) -> the cited paths it ends."""
+    owners: dict[str, list[str]] = {}
+    for q in sorted(paths):
+        parts = q.split("/")
+        for i in range(1, len(parts) - 1):
+            owners.setdefault("/".join(parts[i:]), []).append(q)
+    return owners
 
 
 # ---------------------------------------------------------------- communities
@@ -249,10 +338,14 @@ def _list_json(text: str | None) -> str:
     return _ENCODE(json.loads(text))
 
 
-def _edges(conn: sqlite3.Connection, ng: NoteGraph):
+def _edges(conn: sqlite3.Connection, ng: NoteGraph, cf: CitedFiles):
     """Edges in networkx's order: by source node, then by neighbour in the order first linked,
-    parallel edges keyed 0, 1, ... in line order; as JSON text, one object each."""
+    parallel edges keyed 0, 1, ... in line order (a note's "cites" edges after its links and tags);
+    as JSON text, one object each."""
     j = _j
+    cites: dict[str, list[int]] = {}
+    for note, k in cf.cites:
+        cites.setdefault(note, []).append(k)
     links = conn.execute(_LINKS)
     tags = conn.execute("SELECT path, tag FROM tags ORDER BY path, tag")
     link = next(links, None)
@@ -291,6 +384,9 @@ def _edges(conn: sqlite3.Connection, ng: NoteGraph):
             while tag is not None and tag[0] == path:
                 yield f'{{"type": "tagged", "source": {src_json}, "target": {j(tag_id(tag[1]))}, "key": 0}}'
                 tag = next(tags, None)
+        for k in cites.get(path, ()):
+            src_json = src_json or j(path)
+            yield f'{{"type": "{CITES}", "source": {src_json}, "target": {j(cf.ids[k])}, "key": 0}}'
     for name in ng.tags:
         if "/" in name:
             yield (f'{{"type": "subtag_of", "source": {j("tag:" + name)}, '
@@ -303,15 +399,16 @@ def write_json(conn: sqlite3.Connection, ng: NoteGraph, comms: list[dict], path:
     from ..core.fsutil import atomic_stream
 
     community = {m: c["name"] for c in comms for m in c["members"]}
+    cf = cited_files(conn)
     with atomic_stream(Path(path)) as f:
         f.write('{"directed": true, "multigraph": true, "graph": {}, "nodes": [')
-        _write_items(f, _nodes(conn, ng, community))
+        _write_items(f, _nodes(conn, ng, community, cf))
         f.write('], "links": [')
-        _write_items(f, _edges(conn, ng))
+        _write_items(f, _edges(conn, ng, cf))
         f.write("]}")
 
 
-def _nodes(conn: sqlite3.Connection, ng: NoteGraph, community: dict[str, str]):
+def _nodes(conn: sqlite3.Connection, ng: NoteGraph, community: dict[str, str], cf: CitedFiles):
     j = _j
     yield from _note_nodes(conn, community, ng.private_ids)
     for node, kind, label in ng.others:
@@ -320,3 +417,5 @@ def _nodes(conn: sqlite3.Connection, ng: NoteGraph, community: dict[str, str]):
                f'"id": {j(node)}}}')
     for name in ng.tags:
         yield f'{{"kind": "tag", "name": {j(name)}, "id": {j("tag:" + name)}}}'
+    for fid, path, project in zip(cf.ids, cf.paths, cf.projects):
+        yield f'{{"kind": "file", "path": {j(path)}, "project": {j(project)}, "id": {j(fid)}}}'

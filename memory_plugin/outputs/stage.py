@@ -68,6 +68,7 @@ _HASHED = (
     "SELECT path, is_note FROM files ORDER BY path",
     "SELECT path, tag FROM tags ORDER BY path, tag",
     "SELECT path, kind, message FROM warnings ORDER BY path, kind, message",
+    "SELECT path, file FROM anchors WHERE file IS NOT NULL ORDER BY path, file",  # files notes cite
 )
 
 

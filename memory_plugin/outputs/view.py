@@ -8,6 +8,10 @@ Privacy: private notes are left out entirely. Links from them are never read, li
 dropped, and tags, unresolved targets and attachments that only private notes use never appear.
 Excluded folders are never indexed, so they cannot appear either.
 
+The repository files notes cite are nodes of their own kind (FILE, labelled by their path), with a
+"cites" edge from each citing note; drawn beside the notes that cite them (or found by search),
+never among the entry points.
+
 A vault of more than LABEL_ALL_MAX notes opens on its entry points: the hubs the brief lists
 (index/graph.py hubs(), which never returns a private note), every one labelled; the reader grows
 the view from there (a click adds a note's neighbours, search adds any note) or switches to the
@@ -33,7 +37,7 @@ PROP_CHARS = 200
 # Shown in their own place in the side panel, so not repeated under "properties".
 OWN_PLACE = {"title", "aliases", "alias", "tags", "tag", "summary", "description", "type", "status",
              "project", "private", "cssclasses"}
-NOTE, TAG, UNRESOLVED, ATTACHMENT = 0, 1, 2, 3
+NOTE, TAG, UNRESOLVED, ATTACHMENT, FILE = 0, 1, 2, 3, 4  # FILE: a repository file notes cite
 HUB, SUPERSEDED, RETRACTED = 1, 2, 4
 WIKILINK = re.compile(r"\[\[([^\[\]|#^\n]*+)([^\[\]\n]*+)\]\]")  # linear: no rescans, no backtracking
 SCRUB_DEPTH = 8  # property values nested deeper are shown as "…"
@@ -197,6 +201,19 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                 edges[(index[f"tag:{name}"] * _SPAN + pt) * _TYPES + etypes("subtag_of")] = None
                 name = parent
         edges[(s * _SPAN + t) * _TYPES + etypes("tagged")] = None
+    # the repository files notes cite (graphdata.cited_files), after every other node: a "cites" edge each
+    from .graphdata import CITES, cited_files
+
+    cf = cited_files(conn)
+    first_file = len(cols["id"])
+    for fid, path, project in zip(cf.ids, cf.paths, cf.projects):
+        add(fid, FILE, path, p=projects(project))
+    if cf.cites:
+        cites = etypes(CITES)
+        for note, k in cf.cites:
+            s = index_get(note)
+            if s is not None:
+                edges[(s * _SPAN + first_file + k) * _TYPES + cites] = None
     flat = []
     extend = flat.extend
     sup = etypes.pos.get("supersedes")
@@ -213,6 +230,7 @@ def build_data(cfg: Config, conn: sqlite3.Connection) -> dict:
                  "tags": sum(1 for k in cols["k"] if k == TAG),
                  "unresolved": sum(1 for k in cols["k"] if k == UNRESOLVED),
                  "attachments": sum(1 for k in cols["k"] if k == ATTACHMENT),
+                 "files": len(cf.ids),
                  "max_nodes": cfg.html_max_nodes, "label_all": LABEL_ALL_MAX, "updated": _updated(conn)},
         "types": types.items, "folders": folders.items, "projects": projects.items,
         "statuses": statuses.items, "etypes": etypes.items,
@@ -240,7 +258,7 @@ def initial_subset(cols: dict, flat: list[int], n_notes: int, max_nodes: int, hu
     are the first `n_notes` rows."""
     if n_notes <= max_nodes:
         return list(range(n_notes))
-    budget = max(1, int(max_nodes * 0.85))  # room for unresolved targets, attachments and tags
+    budget = max(1, int(max_nodes * 0.85))  # room for unresolved targets, attachments, tags and files
     nbrs: list[set[int]] = [set() for _ in range(n_notes)]
     for j in range(0, len(flat), 3):
         s, t = flat[j], flat[j + 1]
