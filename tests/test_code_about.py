@@ -324,6 +324,16 @@ def test_a_whole_file_fingerprint_flags_any_change_of_the_file():
     assert code.state_of(row, "a.py", SRC.replace("x * 2", "x * 3"), None)[0] == "changed"
 
 
+def test_explain_keeps_the_notes_changed_state_for_the_brief(ce):
+    """A note citing two places of one file, one of them changed: after explain (which judges each
+    place on its own too), the state the brief reads is still the note's, changed."""
+    path = json.loads(remember(ce, "Two places", "acme/parser.py:9-10", "acme/parser.py:14-15").stdout)["path"]
+    edit_src(ce, 'raise ValueError("Part exceeded maximum size")', "return data[: self.limit]")
+    got = json.loads(run(ce, "explain", path, "--json").stdout)
+    assert [a["state"] for a in got["anchors"]] == ["changed", "current"]
+    assert code.last_states(str(ce["cache"]), str(ce["repo"])) == {path: "changed"}
+
+
 def test_query_judges_again_a_note_whose_cited_file_was_modified_since(ce):
     """A note citing code in its text: its state is kept from its last judgment only while the cited
     file is older than that judgment."""

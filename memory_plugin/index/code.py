@@ -484,11 +484,12 @@ def git_lines_fn(repo: str):
 
 
 def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dict], record: bool = True,
-          git: bool = False) -> None:
+          git: bool = False, note_state: bool = True) -> None:
     """Set each note's `state` (changed beats moved beats current; whole-file anchors count only when
     the note cites nothing more precise in this file) and `where`; record the baselines not yet
     kept when `record` (the file as Claude read it, before any edit of its own), and each note's
-    state when it differs from the last one recorded."""
+    state when it differs from the last one recorded (not when `note_state` is False: `notes` then
+    hold only some of each note's anchors, whose state is not the note's)."""
     conn = None
     try:
         conn = open_bases(cache_dir) if cache_dir else None
@@ -525,7 +526,8 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
                           "missing" if states and all(s == "missing" for s in states) else "current")
             n["where"] = where
         now = time.time()
-        states_new = [(repo, n["path"], rel, n["state"], now) for n in notes if last.get(n["path"]) != n["state"]]
+        states_new = [(repo, n["path"], rel, n["state"], now) for n in notes
+                      if note_state and last.get(n["path"]) != n["state"]]
         if conn is not None and (new or states_new):
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -681,7 +683,7 @@ def note_states(conn, cache_dir: str | None, repo: str, paths: list[str]) -> dic
             states.append(n["state"])
             for a in mine:
                 one = {"path": path, "anchors": [a]}
-                judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False)
+                judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False, note_state=False)
                 shown.append({"kind": a["kind"], "file": rel, "lines": [a["line1"], a["line2"]] if a["line1"] else None,
                               "symbol": ".".join(x for x in (a["qual"], a["symbol"]) if x) or None,
                               "state": one["state"], "where": one.get("where")})
