@@ -347,3 +347,14 @@ def test_query_judges_again_a_note_whose_cited_file_was_modified_since(ce):
     for _ in range(2):  # judged on the modified file, then kept from that judgment
         q = json.loads(run(ce, "query", "part limit check", "--json").stdout)
         assert q["items"][0]["changed_since"] == ["acme/parser.py:9-10"], q
+
+
+def test_validate_of_a_private_note_shows_and_rerecords_none_of_its_code(ce):
+    note = ce["vault"] / "Private" / "Mine.md"
+    note.parent.mkdir()
+    raw = "---\nprivate: true\nfiles: [\"acme/parser.py#L9-L10 fp=0123456789abcdef\"]\n---\nsecret\n"
+    note.write_text(raw, encoding="utf-8")
+    assert run(ce, "sync").returncode == 0
+    r = run(ce, "validate", "Private/Mine.md", "--json")
+    assert r.returncode == 0, r.stderr
+    assert "acme/parser.py" not in r.stdout and "0123456789abcdef" in note.read_text()

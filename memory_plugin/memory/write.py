@@ -640,7 +640,12 @@ def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | Non
         c = stored_confidence(cfg, p)
         return [("last_validated", today), ("confidence", round(min(1.0, c + 0.1), 2))]
 
-    out = edit_notes(cfg, {path: change}, dry_run, retext={path: lambda text, p: A.refresh(text, p, repo)})
+    def code(text, p):  # a private note's citations are neither printed nor re-recorded
+        from ..vault.privacy import says_private
+
+        return (text, None) if says_private(text) else A.refresh(text, p, repo)
+
+    out = edit_notes(cfg, {path: change}, dry_run, retext={path: code})
     if repo and not dry_run:  # the code it cites without a fingerprint: as it is now, too
         from ..index.code import rebase
 
