@@ -124,6 +124,13 @@ def echo(message: str = "", err: bool = False, nl: bool = True) -> None:
     f.flush()
 
 
+def _repo() -> str | None:
+    """The git repository of the working folder: notes of the answer whose code there changed say so."""
+    from ..core.paths import git_top
+
+    return git_top(os.getcwd())
+
+
 def answer(cfg, text, type_, project, history, budget, as_json, out=echo) -> None:
     """The body of `memory-plugin query` (the click command calls it too, with click.echo)."""
     from ..index import project as P
@@ -135,7 +142,7 @@ def answer(cfg, text, type_, project, history, budget, as_json, out=echo) -> Non
     if project:  # any name the project goes by: its hub's title, an alias, its repository
         project = P.resolve(conn, project)[0]
     res = Q.query(cfg, conn, text, type_=type_, project=project, history=history, budget=budget,
-                  as_json=as_json)
+                  as_json=as_json, code_repo=_repo())
     if res["notice"]:
         out(res["notice"], err=True)
     out(Q.render(res, as_json), nl=False)

@@ -222,16 +222,95 @@ def _project_of(conn, info: dict) -> str:
             + (", the current project)" if info["current_project"] else ")"))
 
 
+def _note_or_file(c: Ctx, conn, ref: str) -> tuple[str | None, tuple[str, str] | None]:
+    """(note path, None) for a note; (None, (repository, file)) for a file of the working folder's
+    repository that is no note's name (explain and backlinks take either)."""
+    from ..core.errors import NoteNotFound
+    from ..index import graph as G
+
+    try:
+        return G.find_note(conn, ref), None
+    except NoteNotFound:
+        from ..index import code
+
+        found = code.repo_file(conn, ref, os.getcwd())
+        if found is None:
+            raise
+        return None, found
+
+
+def _code_project(conn) -> str | None:
+    """The working folder's project: notes of another project do not cite this repository's files."""
+    from ..index import project as P
+
+    return P.detect_in_index(conn).name
+
+
+def _file_notes(c: Ctx, conn, repo: str, rel: str) -> list[dict]:
+    from ..index import code
+
+    rows = code.file_notes(conn, str(c.cfg.cache_dir), repo, rel, _code_project(conn))
+    for r in rows:
+        title, type_ = conn.execute("SELECT display_title, type FROM notes WHERE path = ?", (r["path"],)).fetchone()
+        r.update(title=title, type=type_)
+    return rows
+
+
+def _file_line(r: dict) -> str:
+    from ..index.code import CHANGED_SINCE
+
+    state = {"changed": CHANGED_SINCE, "moved": f"moved to {r['where']}", "missing": "the file is gone"
+             }.get(r["state"], "")
+    return (f"  {r['type'] or 'note'}: {r['title']}  ({r['path']}; cites {', '.join(r['anchors'])})"
+            + (f"; {state}" if state else ""))
+
+
+def _explain_file(c: Ctx, conn, repo: str, rel: str, as_json: bool) -> None:
+    rows = _file_notes(c, conn, repo, rel)
+    if as_json:
+        return echo_json({"file": rel, "repository": repo, "exists": os.path.isfile(os.path.join(repo, rel)),
+                          "notes": rows})
+    click.echo(f"{rel}  (a file of the repository {repo}" + ("" if os.path.isfile(os.path.join(repo, rel))
+                                                              else "; no longer there") + ")")
+    click.echo(f"notes citing it ({len(rows)}), the most specific first:" if rows else
+               "no note cites it (by its path, its lines or a function it defines)")
+    for r in rows:
+        click.echo(_file_line(r))
+
+
+def _show_note_code(code_info: dict, path: str) -> None:
+    """explain: the code a note cites, each citation with its state in the working folder's repository."""
+    from ..index.code import CHANGED_SINCE
+
+    if not code_info["anchors"]:
+        return
+    repo = code_info["repository"]
+    click.echo(f"code it cites ({len(code_info['anchors'])})" + (f", in {repo}:" if repo else
+                                                                  ", not checked (not in a git repository):"))
+    for a in code_info["anchors"]:
+        where = f" -> {a['where']}" if a["state"] == "moved" and a["where"] else \
+            f" ({a['where']})" if a["kind"] == "symbol" and a["where"] else ""
+        click.echo(f"  {a['cite']}{where}  {a['state']}")
+    if code_info["state"] == "changed":
+        click.echo(f"{CHANGED_SINCE}: check it, then `memory-plugin validate '{path}'`")
+    elif code_info["state"] == "missing":
+        click.echo(f"some code it cites is no longer there: update the note, then `memory-plugin validate '{path}'`")
+
+
 @cli.command()
 @click.argument("note")
 @json_opt
 @pass_ctx
 def explain(c: Ctx, note, as_json):
-    """A note's properties, tags, and links out and in by type."""
+    """A note's properties, tags, links out and in by type, and the code it cites with its state; or,
+    for a file of the working folder's repository, the notes citing it."""
+    from ..index import code
     from ..index import graph as G
 
     conn = _open(c)
-    path = G.find_note(conn, note)
+    path, file = _note_or_file(c, conn, note)
+    if file is not None:
+        return _explain_file(c, conn, *file, as_json)
     info = G.explain(conn, path)
     if info["private"]:
         if as_json:
@@ -244,6 +323,9 @@ def explain(c: Ctx, note, as_json):
     except ImportError:
         pass
     project_line = _project_of(conn, info)
+    code_info = code.note_code(conn, str(c.cfg.cache_dir), code.repo_root(os.getcwd()), path, _code_project(conn))
+    info["anchors"] = code_info["anchors"]
+    info["code_state"] = code_info["state"]
     if as_json:
         return echo_json(info)
     click.echo(f"{info['display_title']}  ({path})")
@@ -268,6 +350,7 @@ def explain(c: Ctx, note, as_json):
     click.echo(f"incoming ({len(info['incoming'])}):")
     for l in info["incoming"]:
         click.echo(f"  {l['type']:<12} {l['src']}")
+    _show_note_code(code_info, path)
     for w in info["warnings"]:
         click.echo(f"warning: {w}")
 
@@ -277,11 +360,20 @@ def explain(c: Ctx, note, as_json):
 @json_opt
 @pass_ctx
 def backlinks(c: Ctx, note, as_json):
-    """Notes that link to NOTE."""
+    """Notes that link to NOTE; for a file of the working folder's repository, the notes citing it."""
     from ..index import graph as G
 
     conn = _open(c)
-    path = G.find_note(conn, note)
+    path, file = _note_or_file(c, conn, note)
+    if file is not None:
+        repo, rel = file
+        rows = _file_notes(c, conn, repo, rel)
+        if as_json:
+            return echo_json({"file": rel, "repository": repo, "backlinks": rows})
+        click.echo(f"{plural(len(rows), 'note')} {'cites' if len(rows) == 1 else 'cite'} {rel}")
+        for r in rows:
+            click.echo(_file_line(r))
+        return
     rows = G.backlinks(conn, path)
     if as_json:
         return echo_json({"note": path, "backlinks": rows})

@@ -19,9 +19,25 @@ def _show_edits(results: list[dict], as_json: bool) -> None:
         verb = "would change" if r["dry_run"] else "changed"
         if not r["diff"]:
             click.echo(f"{r['path']}: unchanged")
-            continue
-        click.echo(f"{verb} {r['path']}: " + ", ".join(f"{k}: {v}" for k, v in r["changed"].items()))
-        click.echo(r["diff"].rstrip("\n"))
+        else:
+            click.echo(f"{verb} {r['path']}: " + ", ".join(f"{k}: {v}" for k, v in r["changed"].items()))
+            click.echo(r["diff"].rstrip("\n"))
+        _show_code(r.get("code"), r["dry_run"])
+
+
+def _show_code(found: dict | None, dry_run: bool) -> None:
+    """validate: what became of the fingerprints of the code the note is about."""
+    if not found:
+        return
+    if found["repository"] is None:
+        click.echo("  code it is about not checked: the working folder is not in a git repository")
+        return
+    for a in found["anchors"]:
+        what = {"current": "unchanged", "moved": "moved, followed (fingerprint kept)",
+                "missing": "no longer there: fix the citation in its `files:` by hand",
+                "changed": "changed: fingerprint " + ("would be " if dry_run else "") + "recorded again"
+                if a["recorded"] else "changed"}.get(a["state"], a["state"])
+        click.echo(f"  code {a['cite']}: {what}")
 
 
 def _edit_command(cli: click.Group, name: str, args: tuple[str, ...], doc: str) -> None:
@@ -132,12 +148,16 @@ def register(cli: click.Group) -> None:
     @click.option("--body-file", type=click.Path(allow_dash=True), help="Read the body from a file, - for stdin.")
     @click.option("--merge", help="Append a dated section to this existing note instead.")
     @click.option("--supersedes", help="This new note replaces that one (marked superseded, kept).")
+    @click.option("--about", "about", multiple=True, metavar="PATH[:LINES]",
+                  help="The code this memory is about (repeatable): a file of the working folder's git repository, "
+                       "with lines as PATH:10, PATH:10-20 or PATH#L10-L20; recorded in `files:` with a "
+                       "fingerprint, so a later change of that code is flagged.")
     @click.option("--force", is_flag=True, help="Write even when near-duplicates exist.")
     @dry_opt
     @json_opt
     @click.pass_obj
     def remember(c: Ctx, type_, title, summary, tags, links, project, no_project, body, body_file, merge, supersedes,
-                 force, dry_run, as_json):
+                 about, force, dry_run, as_json):
         """Write a new typed memory note (refuses near-duplicates unless --merge or --force)."""
         from pathlib import Path
 
@@ -156,11 +176,13 @@ def register(cli: click.Group) -> None:
         project, detected = _memory_project(c, type_, project, no_project)
         res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,
                          project=project, body=body, merge=merge, force=force, dry_run=dry_run,
-                         supersedes=supersedes)
+                         supersedes=supersedes, about=about)
         if as_json:
             return echo_json(res)
         if res["action"] == "merged":
             click.echo(f"{'would append to' if dry_run else 'appended to'} {res['path']}")
+            for d in res["about"]:
+                click.echo(f"  about: {d['entry']}")
             click.echo(res["diff"].rstrip("\n"))
             return
         click.echo(f"{'would write' if dry_run else 'wrote'} {res['path']}")
@@ -170,6 +192,8 @@ def register(cli: click.Group) -> None:
             click.echo(f"  related: {p}")
         for p in res["concepts"]:
             click.echo(f"  concept: {p}")
+        for d in res["about"]:
+            click.echo(f"  about: {d['entry']}")
         for d in res["overrode_duplicates"]:
             click.echo(f"  (near-duplicate kept anyway: {d['path']})")
         for d in res.get("replaces", []):  # a successor, not a duplicate: written, with the way to record it
@@ -199,11 +223,14 @@ def register(cli: click.Group) -> None:
     @click.pass_obj
     def reorganize(c: Ctx, apply_ids, limit, dry_run, as_json):
         """Hygiene proposals; --apply ID... applies the chosen safe ones (nothing is ever deleted)."""
+        import os
+
+        from ..index.code import repo_root
         from ..memory import reorganize as R
 
         cfg = c.cfg
         conn = _open(c)
-        props = R.proposals(cfg, conn)
+        props = R.proposals(cfg, conn, repo=repo_root(os.getcwd()))
         conn.close()
         if not apply_ids:
             if as_json:

@@ -338,6 +338,8 @@ def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] |
         return ("current" if _norm(json.loads(base)) == _norm(cur) else "changed"), where, None
     if kind == "file":
         fp = _file_fp(text)
+        if row.get("fp"):  # `remember --about PATH`: the whole file as it was then
+            return ("current" if fp == row["fp"] else "changed"), rel, None
         if base is None:
             return "unknown", rel, [fp]
         return ("current" if json.loads(base) == [fp] else "changed"), rel, None
@@ -482,11 +484,12 @@ def git_lines_fn(repo: str):
 
 
 def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dict], record: bool = True,
-          git: bool = False) -> None:
+          git: bool = False, note_state: bool = True) -> None:
     """Set each note's `state` (changed beats moved beats current; whole-file anchors count only when
     the note cites nothing more precise in this file) and `where`; record the baselines not yet
     kept when `record` (the file as Claude read it, before any edit of its own), and each note's
-    state when it differs from the last one recorded."""
+    state when it differs from the last one recorded (not when `note_state` is False: `notes` then
+    hold only some of each note's anchors, whose state is not the note's)."""
     conn = None
     try:
         conn = open_bases(cache_dir) if cache_dir else None
@@ -523,7 +526,8 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
                           "missing" if states and all(s == "missing" for s in states) else "current")
             n["where"] = where
         now = time.time()
-        states_new = [(repo, n["path"], rel, n["state"], now) for n in notes if last.get(n["path"]) != n["state"]]
+        states_new = [(repo, n["path"], rel, n["state"], now) for n in notes
+                      if note_state and last.get(n["path"]) != n["state"]]
         if conn is not None and (new or states_new):
             try:
                 conn.execute("BEGIN IMMEDIATE")
@@ -679,10 +683,218 @@ def note_states(conn, cache_dir: str | None, repo: str, paths: list[str]) -> dic
             states.append(n["state"])
             for a in mine:
                 one = {"path": path, "anchors": [a]}
-                judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False)
+                judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False, note_state=False)
                 shown.append({"kind": a["kind"], "file": rel, "lines": [a["line1"], a["line2"]] if a["line1"] else None,
                               "symbol": ".".join(x for x in (a["qual"], a["symbol"]) if x) or None,
                               "state": one["state"], "where": one.get("where")})
         out[path] = {"state": "changed" if "changed" in states else "moved" if "moved" in states else
                      "missing" if all(s == "missing" for s in states) else "current", "anchors": shown}
+    return out
+
+
+# ---------------------------------------------------------------- the command line's views
+# explain, backlinks, reorganize and query: a note's anchors with their state, the notes citing a file
+
+CHANGED_SINCE = "the code it cites changed since it was written"
+# overall state of a note from its anchors' states, the most telling first
+_NOTE_STATE_ORDER = ("changed", "missing", "moved", "current", "unknown")
+
+
+def cite_text(a: dict) -> str:
+    """An anchor as a person writes it: `path`, `path:10-20`, `Class.method()`."""
+    if a.get("kind") == "symbol":
+        return ".".join(x for x in (a.get("qual"), a.get("symbol")) if x) + "()"
+    f = a.get("file") or ""
+    if a.get("line1"):
+        l1, l2 = a["line1"], a.get("line2") or a["line1"]
+        return f"{f}:{l1}" + (f"-{l2}" if l2 != l1 else "")
+    return f
+
+
+_IN_HISTORY: dict[tuple[str, str], bool] = {}
+
+
+def in_history(repo: str, rel: str) -> bool:
+    """Whether the repository's git history knows path `rel` (a file since deleted or renamed): a
+    cited path the work tree lacks is code that vanished only then (`multipart/byteranges` in prose
+    never was a file)."""
+    if (repo, rel) not in _IN_HISTORY:
+        _IN_HISTORY[repo, rel] = bool((_git(repo, "log", "-1", "--format=%H", "--", rel) or "").strip())
+    return _IN_HISTORY[repo, rel]
+
+
+def _record_dated(conn, cache_dir: str | None, repo: str, path: str) -> None:
+    """The baselines of a note's anchors that have none yet, from the code as of the note's date, as
+    the SessionStart worker records them (record_repo): explain, query or reorganize run before any
+    session must not take the code as it is now for the code the note saw."""
+    if not cache_dir:
+        return
+    r = conn.execute("SELECT created, updated, CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated')"
+                     " END FROM notes WHERE path = ?", (path,)).fetchone()
+    day = next((str(x)[:10] for x in (r[2], r[1], r[0]) if x and re.match(r"\d{4}-\d{2}-\d{2}", str(x))),
+               None) if r else None
+    if not day:
+        return
+    rows = [a for a in note_anchors(conn, path) if not a["fp"]]
+    files = list(dict.fromkeys(a["file"] for a in rows if a["file"] and os.path.isfile(os.path.join(repo, a["file"]))))
+    if not files:
+        return
+    try:
+        bc = open_bases(cache_dir)
+    except sqlite3.Error:
+        return
+    try:
+        have = {k for (k,) in bc.execute("SELECT akey FROM base WHERE repo = ? AND note = ?", (repo, path))}
+        todo: dict[str, list[dict]] = {}
+        for rel in files:
+            mine = [a for a in rows if (a["file"] == rel or a["kind"] == "symbol") and anchor_key(a) + "|" + rel not in have]
+            text = read_code(os.path.join(repo, rel)) if mine else None
+            if text is not None:  # only what can have a baseline (a symbol this file defines, lines it has)
+                defs = definitions(text, rel)
+                todo[rel] = [a for a in mine if state_of(a, rel, text, None, defs)[2] is not None]
+        if not any(todo.values()) or _git(repo, "rev-parse", "--verify", "-q", "HEAD") is None:
+            return
+        dated = []
+        for rel, anchors in todo.items():
+            old = text_as_of(repo, rel, day) if anchors else None
+            if old is None:
+                continue
+            defs = definitions(old, rel)
+            for a in anchors:
+                rec = state_of(a, rel, old, None, defs)[2]
+                if rec is not None:
+                    dated.append((repo, path, anchor_key(a) + "|" + rel, json.dumps(rec), time.time()))
+        bc.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", dated)
+    except sqlite3.Error:
+        pass
+    finally:
+        bc.close()
+
+
+def _as_written(a: dict, state: str, where: str | None = None) -> dict:
+    return {"kind": a["kind"], "file": a["file"], "lines": [a["line1"], a["line2"]] if a["line1"] else None,
+            "symbol": ".".join(x for x in (a["qual"], a["symbol"]) if x) or None, "cite": cite_text(a),
+            "state": state, "where": where}
+
+
+def note_code(conn, cache_dir: str | None, repo: str | None, path: str, project: str | None = None,
+              vanished: bool = True) -> dict:
+    """Every anchor of one note (explain, reorganize), with its state in `repo`:
+    {"repository", "state", "anchors": [{kind, file, lines, symbol, cite, state, where}]}. A cited
+    file the work tree lacks is `missing` when git's history knows it, else `unknown`; a symbol no
+    file defines is `unknown` (another library's, perhaps); outside a repository, or for a
+    note of another project, every anchor is `unknown`. `state`: changed > missing > moved > current
+    (None for a note that cites no code). `vanished=False`: git's history is not asked (query)."""
+    rows = note_anchors(conn, path)
+    out = {"repository": repo, "state": None, "anchors": []}
+    if not rows:
+        return out
+    r = conn.execute("SELECT project FROM notes WHERE path = ?", (path,)).fetchone()
+    if repo is None or not same_project(r[0] if r else None, project, repo):
+        out.update(state="unknown", anchors=[_as_written(a, "unknown") for a in rows])
+        return out
+    repo = os.path.realpath(repo)
+    _record_dated(conn, cache_dir, repo, path)
+    got = note_states(conn, cache_dir, repo, [path]).get(path)
+
+    def key(kind, file, lines, symbol):
+        return kind, None if kind == "symbol" else file, tuple(lines or (None, None)), symbol
+
+    resolved = {key(x["kind"], x["file"], x["lines"], x["symbol"]): x for x in (got or {}).get("anchors", [])}
+    missing = False
+    for a in rows:
+        w = _as_written(a, "unknown")
+        x = resolved.get(key(w["kind"], w["file"], w["lines"], w["symbol"]))
+        if x is not None:
+            w.update(state=x["state"], where=x["where"], file=x["file"])
+        elif a["file"] and vanished and in_history(repo, a["file"]):
+            w["state"] = "missing"
+            missing = True
+        out["anchors"].append(w)
+    # the note's state as judge gives it (a whole-file anchor weighs only when the note cites nothing
+    # more precise in that file), then whatever vanished
+    states = ([got["state"]] if got else []) + (["missing"] if missing else [])
+    out["state"] = next((s for s in _NOTE_STATE_ORDER if s in states), "unknown")
+    return out
+
+
+def changed_where(info: dict) -> list[str]:
+    """The places a note_code answer says changed: `path:10-20` as it stands now."""
+    return [a["where"] or a["cite"] for a in info["anchors"] if a["state"] == "changed"] or \
+        [a["cite"] for a in info["anchors"] if a["state"] != "unknown"]
+
+
+def file_notes(conn, cache_dir: str | None, repo: str, rel: str, project: str | None = None) -> list[dict]:
+    """The notes citing repository file `rel` (explain and backlinks of a file), most specific first:
+    [{path, cites ("lines", "symbol" or "file"), anchors (as cited), state, where}]. A file no longer
+    there: its notes with state `missing`."""
+    repo = os.path.realpath(repo)
+    text = read_code(os.path.join(repo, rel))
+    notes = citing(conn, repo, rel, text, project)
+    if text is not None:
+        judge(cache_dir, repo, rel, text, notes, record=True)
+    return [{"path": n["path"], "cites": ("lines", "symbol", "file")[n["tier"]],
+             "anchors": [cite_text(a) for a in n["anchors"]],
+             "state": n.get("state", "missing"), "where": n.get("where")} for n in notes]
+
+
+def repo_file(conn, arg: str, cwd: str) -> tuple[str, str] | None:
+    """(repository, path from its top-level) for a file argument of explain or backlinks: a file of
+    the working folder's repository, relative to the working folder, absolute or relative to the
+    top-level; or a path there no longer, when a note cites it. None: not a repository file."""
+    repo = repo_root(cwd)
+    if repo is None:
+        return None
+    top = os.path.realpath(repo)
+    tries = [arg] if os.path.isabs(arg) else [os.path.join(cwd, arg), os.path.join(top, arg)]
+    rels = []
+    for t in tries:
+        rel = os.path.relpath(os.path.realpath(t), top).replace(os.sep, "/")
+        if rel.startswith("../") or rel in ("..", ".") or rel.split("/")[0] == ".git":
+            continue
+        if os.path.isfile(t):
+            return top, rel
+        rels.append(rel)
+    for rel in rels:
+        if conn.execute("SELECT 1 FROM anchors WHERE file = ? LIMIT 1", (rel,)).fetchone():
+            return top, rel
+    return None
+
+
+def rebase(conn, cache_dir: str, repo: str, path: str) -> None:
+    """`validate`: the code a note cites, as it is now, becomes its baseline (for the anchors without a
+    fingerprint of their own: paths, lines and symbols in its text)."""
+    repo = os.path.realpath(repo)
+    try:
+        bases = open_bases(cache_dir)
+        try:
+            bases.execute("DELETE FROM base WHERE repo = ? AND note = ?", (repo, path))
+        finally:
+            bases.close()
+    except sqlite3.Error:
+        return
+    note_states(conn, cache_dir, repo, [path])
+
+
+def last_of(cache_dir: str, repo: str, paths: list[str]) -> dict[str, dict[str, tuple[str, float]]]:
+    """{note: {file: (state, when it became that state)}}: the last judged state of each of these
+    notes per file of `repo` (a file event, the SessionStart worker, explain), read only; notes never
+    judged there are left out."""
+    db = os.path.join(cache_dir, BASE_DB)
+    if not paths or not os.path.exists(db):
+        return {}
+    from ..core.sqlutil import rows_in
+
+    out: dict[str, dict[str, tuple[str, float]]] = {}
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+        try:
+            for note, file, state, at in rows_in(
+                    conn, "SELECT note, file, state, at FROM last WHERE note IN ({in}) AND repo = ?", paths,
+                    (os.path.realpath(repo),)):
+                out.setdefault(note, {})[file] = (state, at)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return {}
     return out

@@ -28,6 +28,7 @@ KIND_TITLES = {
     "stale": "Memories below the prune threshold", "contradiction": "Contradictions left open",
     "missing-summary": "Notes without a summary", "no-hub": "Communities without a hub note",
     "superseded-linked": "Superseded notes still linked as current",
+    "code-changed": "Notes whose code changed or vanished",
 }
 MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning"}  # stale-able without a stored confidence
 # A merge of two notes that are not both memories is proposed from this lexical score (dupes.judge's
@@ -72,8 +73,9 @@ def _rows(conn, sql, args=()):
 
 
 def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = None,
-              communities: bool = True) -> list[dict]:
-    """Every proposal, numbered from 1 in a stable order (kind, then path)."""
+              communities: bool = True, repo: str | None = None) -> list[dict]:
+    """Every proposal, numbered from 1 in a stable order (kind, then path). `repo`: the git repository
+    the working folder is in, whose code the notes citing it are checked against."""
     today = today or _dt.date.today()
     notes = _rows(conn, NOTES_SQL)
     for n in notes:
@@ -93,6 +95,8 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     if communities:
         out += _no_hub(cfg, conn, {n["path"]: n for n in ordinary}, today, vs)
     out += _superseded_linked(cfg, conn, by_path, succ)
+    if repo:
+        out += _code_changed(cfg, conn, by_path, succ, repo)
     for i, p in enumerate(out, 1):
         p["id"] = i
     return out
@@ -648,6 +652,36 @@ def _stale(cfg, conn, notes, today, succ: dict) -> list[dict]:
                         "action": {"op": "set_props", "path": n["path"], "changes": [["status", "stale"]]},
                         "suggestion": f"mark it stale, or `memory-plugin validate '{n['path']}'` if it still holds"})
     out.sort(key=lambda p: (p["score"], p["notes"]))
+    return out
+
+
+def _code_changed(cfg, conn, by_path, succ: dict, repo: str) -> list[dict]:
+    """Notes citing code of `repo` that changed since they were written (their fingerprint, the quote
+    of a permalink, or the code as the plugin first saw it: index/code.py), or that is gone; never a
+    note already superseded or retracted, nor one of another project. Re-validating is for a person:
+    read the code, then validate (which records the fingerprints again) or update the note."""
+    from ..index import code
+    from ..index.project import detect_in_index
+
+    project = detect_in_index(conn).name
+    out = []
+    paths = sorted({p for (p,) in conn.execute("SELECT DISTINCT path FROM anchors WHERE file IS NOT NULL")})
+    for path in paths:
+        n = by_path.get(path)
+        if n is None or L.historical(n["status"], path in succ):
+            continue
+        info = code.note_code(conn, str(cfg.cache_dir), repo, path, project)
+        if info["state"] == "changed":
+            where = ", ".join(code.changed_where(info))
+            out.append({"kind": "code-changed", "title": f"{path} cites {where}, which changed since the note "
+                        "was written", "notes": [path], "action": None, "cites": where,
+                        "suggestion": f"check it, then `memory-plugin validate '{path}'`"})
+        elif info["state"] == "missing":
+            gone = ", ".join(a["cite"] for a in info["anchors"] if a["state"] == "missing")
+            out.append({"kind": "code-changed", "title": f"{path} cites {gone}, which is no longer in the "
+                        "repository", "notes": [path], "action": None, "cites": gone,
+                        "suggestion": f"find where that code went and update the note's citation, then "
+                                      f"`memory-plugin validate '{path}'` (or `retract` it if it no longer holds)"})
     return out
 
 

@@ -263,10 +263,13 @@ def read_text(path: Path, what: str) -> str:
 def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterable[str] = (),
              links: Iterable[str] = (), project: str | None = None, body: str | None = None,
              merge: str | None = None, force: bool = False, dry_run: bool = False,
-             supersedes: str | None = None, today: _dt.date | None = None) -> dict:
+             supersedes: str | None = None, today: _dt.date | None = None, about: Iterable[str] = (),
+             cwd: str | None = None) -> dict:
     """Write a new typed memory note (or append to `merge`) in the vault's own style. Refuses a note
-    of the same name (up to case and Unicode form) and near-duplicates unless forced."""
-    from . import dupes, vaultstyle
+    of the same name (up to case and Unicode form) and near-duplicates unless forced. `about`: the
+    code the memory is about, `PATH[:LINES]` of the git repository of `cwd` (default: the working
+    folder), recorded with fingerprints in its `files:` property (memory/about.py)."""
+    from . import about as A, dupes, vaultstyle
     from ..index.graph import find_note
 
     if type_ not in MEMORY_TYPES:
@@ -290,6 +293,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
     if body and "\x00" in body:  # refused, not stored: see docs/guarantees.md
         raise MemoryWriteError("the body contains a NUL byte (a binary or UTF-16 file?): give UTF-8 text")
     body = (body or "").strip("\n")
+    cited = A.resolve(about, cwd or os.getcwd())  # checked before anything is written
     conn = open_or_build(cfg)
     try:
         link_paths = []
@@ -300,7 +304,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         old = find_note(conn, supersedes) if supersedes else None
         if merge:
             target = find_note(conn, merge)
-            return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run)
+            return _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run, cited)
         style = vaultstyle.of(cfg, conn)
         folder = style.folder(cfg, type_).strip("/")
         name = style.file_name(name, type_)
@@ -339,12 +343,12 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             concepts = concept_mentions(conn, mention_text, set(link_paths))
             old_link = f"[[{link_name(conn, old)}]]" if old else None
             text = _compose(conn, type_, title, name, summary, tag_list, project_value, body, link_paths,
-                            concepts, cfg, today, old_link, style)
+                            concepts, cfg, today, old_link, style, [d["entry"] for d in cited])
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
                       "overrode_duplicates": dups if force else [], "duplicate_judge": judged.get("judge"),
                       "replaces": sorted(replaces, key=lambda d: d["path"]),
-                      "dry_run": dry_run}
+                      "about": cited, "dry_run": dry_run}
             if dry_run:
                 result["text"] = text
             else:
@@ -359,7 +363,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
 
 
 def _compose(conn, type_, title, name, summary, tags, project, body, link_paths, concepts, cfg, today,
-             supersedes: str | None = None, style: "vaultstyle.Style | None" = None) -> str:
+             supersedes: str | None = None, style: "vaultstyle.Style | None" = None,
+             files: list[str] | None = None) -> str:
     """The new note's text in the vault's style (vaultstyle.Style): its spelling of the properties it
     shares with ours (`Tags`, `Date Created`), the properties most of its notes carry (an `Author`
     every note has, empty `Aliases` and `topics`), its category property in place of a type tag, an H1 only where
@@ -393,6 +398,8 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
         props.append(("supersedes", supersedes))
     if link_paths:
         props.append(("related", [f"[[{link_name(conn, p)}]]" for p in link_paths]))
+    if files:
+        props.append(("files", files))
     if st.dialect == "dendron":
         props = _dendron_props(props, title, summary, st)
     text = body if body else summary
@@ -458,10 +465,17 @@ def _bullets(text: str) -> list[str]:
     return out
 
 
-def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) -> dict:
+def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run, cited=()) -> dict:
     full = inside_vault(cfg, target)
     with vault_lock(cfg):
         old = read_text(full, "note")
+        files = None
+        if cited:  # the code the added section is about joins the note's `files:`
+            from . import about as A
+
+            props = _props_of(cfg, target, old)
+            key = A.files_key(props) or "files"
+            files = (key, A.merged(props.get(key), cited))
         nl = propedit._newline(old)
         section = [f"## {today.isoformat()}: {title.strip()}", "", summary]
         if body:
@@ -470,11 +484,13 @@ def _merge(cfg, conn, target, title, summary, body, link_paths, today, dry_run) 
             section += ["", "See " + ", ".join(f"[[{link_name(conn, p)}]]" for p in link_paths)]
         sep = "" if old.endswith(("\n", "\r")) or not old else nl
         new = old + sep + nl + nl.join(section) + nl
+        if files:
+            new = propedit.set_props(new, [files])
         if not dry_run:
             atomic_write(full, new)
     # the diff and the reindex outside the vault lock: SessionEnd's journal append may be waiting
     result = {"path": target, "title": title, "action": "merged", "links": link_paths,
-              "diff": _diff(cfg, conn, target, old, new), "dry_run": dry_run}
+              "diff": _diff(cfg, conn, target, old, new), "about": list(cited), "dry_run": dry_run}
     if not dry_run:
         _reindex(cfg, [target])
     return result
@@ -513,26 +529,36 @@ def _props_of(cfg: Config, rel: str, text: str) -> dict:
     return parse_note(rel, text.encode("utf-8"), cfg.values, read_private=True).props
 
 
-def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False) -> list[dict]:
+def edit_notes(cfg: Config, edits: dict[str, Any], dry_run: bool = False, retext: dict[str, Any] | None = None
+               ) -> list[dict]:
     """Apply property changes to several notes under one vault lock.
 
-    `edits` maps a vault-relative path to a function(props) -> [(key, value)]."""
+    `edits` maps a vault-relative path to a function(props) -> [(key, value)]; `retext`, optionally,
+    to a function(text, props) -> (text, what it found) applied after them (validate's fingerprints)."""
     out, written = [], []
     with vault_lock(cfg):
         plans = []
         for rel, fn in edits.items():
             full = inside_vault(cfg, rel)
             old = read_text(full, "note")
-            changes = fn(_props_of(cfg, rel, old))
+            props = _props_of(cfg, rel, old)
+            changes = fn(props)
+            found = None
             try:
                 new = propedit.set_props(old, changes) if changes else old
+                if retext and rel in retext:
+                    new, found = retext[rel](new, props)
             except propedit.PropEditError as e:  # a private note is not named, even to its owner's ref
                 from ..vault.privacy import says_private
                 raise propedit.PropEditError(f"{'that note' if says_private(old) else rel}: {e}") from None
-            plans.append((rel, full, old, new, changes))
-        for rel, full, old, new, changes in plans:
+            plans.append((rel, full, old, new, changes, found))
+        for rel, full, old, new, changes, found in plans:
             out.append({"path": rel, "changed": {k: propedit.render(v) for k, v in changes},
                         "diff": _diff(cfg, None, rel, old, new), "dry_run": dry_run})
+            if found is not None:
+                out[-1]["code"] = found
+                if any(a["recorded"] for a in found["anchors"]):
+                    out[-1]["changed"]["fp"] = ", ".join(a["cite"] for a in found["anchors"] if a["recorded"])
             if not dry_run and new != old:
                 atomic_write(full, new)
                 written.append(rel)
@@ -593,9 +619,17 @@ def contradicts(cfg: Config, a_ref: str, b_ref: str, dry_run: bool = False) -> l
                       dry_run)
 
 
-def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | None = None) -> list[dict]:
+def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | None = None,
+             cwd: str | None = None) -> list[dict]:
+    """Confirm a note still holds: last_validated today, confidence raised (once a day), and the
+    fingerprints of the code it is about (`files:` ... fp=) recorded again from that code as it is
+    now in the git repository of `cwd` (default: the working folder)."""
+    from . import about as A
+    from ..index.code import repo_root
+
     (path,) = _find(cfg, ref)
     today = today or _dt.date.today()
+    repo = repo_root(cwd or os.getcwd())
 
     def change(p):
         status = str(p.get("status") or "").lower()
@@ -606,7 +640,21 @@ def validate(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | Non
         c = stored_confidence(cfg, p)
         return [("last_validated", today), ("confidence", round(min(1.0, c + 0.1), 2))]
 
-    return edit_notes(cfg, {path: change}, dry_run)
+    def code(text, p):  # a private note's citations are neither printed nor re-recorded
+        from ..vault.privacy import says_private
+
+        return (text, None) if says_private(text) else A.refresh(text, p, repo)
+
+    out = edit_notes(cfg, {path: change}, dry_run, retext={path: code})
+    if repo and not dry_run:  # the code it cites without a fingerprint: as it is now, too
+        from ..index.code import rebase
+
+        conn = open_or_build(cfg)
+        try:
+            rebase(conn, str(cfg.cache_dir), repo, path)
+        finally:
+            conn.close()
+    return out
 
 
 def retract(cfg: Config, ref: str, dry_run: bool = False, today: _dt.date | None = None) -> list[dict]:

@@ -34,6 +34,7 @@ GROUPS = [("Conventions", {"convention"}), ("Decisions", {"decision"}), ("Pitfal
 CHARS_PER_TOKEN = 4
 MIN_BUDGET = 50  # tokens: below this not even one short item fits
 JSON_KEYS = ("path", "title", "type", "score", "why", "summary")
+JSON_IF_SET = ("changed_since",)  # keys an item carries only when they apply
 
 
 class QueryError(MemoryPluginError):
@@ -194,13 +195,14 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
           project: str | None = None, history: bool = False, budget: int | None = None,
           limit: int = 50, cwd: str | None = None, as_json: bool = False,
           semantic: bool = True, abstention: dict | None = None,
-          idf: dict[str, tuple[float, int]] | None = None) -> dict:
+          idf: dict[str, tuple[float, int]] | None = None, code_repo: str | None = None) -> dict:
     """Answer "what do we know about `text`?" -> {query, items, omitted, first, notice}: the current
     project's notes first, best first within each part, as many as `render(.., as_json)` fits in the
     budget. `semantic=False` answers lexically (the eval's lexical-only column). `idf`: the
     question's words' (idf, df) as retrieve.idf_weights gave them on this connection (the prompt
-    hook has them already), so they are not counted again. An answer records nothing: a
-    return is not use (index/lifecycle.py)."""
+    hook has them already), so they are not counted again. `code_repo`: the git repository the
+    question is asked in; a note of the answer whose code there changed since it was written says
+    so (`changed_since`). An answer records nothing: a return is not use (index/lifecycle.py)."""
     if not text or not text.strip():
         raise QueryError("empty query: ask about something, e.g. memory-plugin query \"job queue\"")
     budget = cfg.query_budget_tokens if budget is None else budget
@@ -333,7 +335,63 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     scored.sort(key=lambda c: (not c.mine, -c.score, c.path))
     scored = anchored(scored, anchors)
     items = [_item(c, rows, q, project, history, successors, matched) for c in scored[:limit]]
-    return pack(res, items, budget, as_json)
+    packed = pack(res, items, budget, as_json)
+    shown = {it["path"] for it in packed["items"]}
+    if code_repo and shown and _mark_changed(cfg, conn, code_repo, project, [it for it in items if it["path"] in shown]):
+        packed = pack(res, items, budget, as_json)  # the mark takes room: fit the answer again
+    return packed
+
+
+def _mark_changed(cfg: Config, conn: sqlite3.Connection, repo: str, project: str | None, shown: list[dict]) -> bool:
+    """Set `changed_since` (the places, or the files) on the shown notes whose cited code in `repo`
+    changed since they were written; only these notes are looked at. A note whose last judgment in
+    this repository (a file event, the SessionStart worker, explain, an earlier query) is younger than
+    every file it cites there keeps that state, as in the brief; any other (never judged, a cited file
+    modified since, fingerprints recorded by `remember --about`) is judged on the code as it is
+    (index/code.note_code). Whether any was marked."""
+    from ..index import code
+
+    paths = [it["path"] for it in shown]
+    exact = {p: bool(fp) for p, fp in rows_in(conn, "SELECT path, max(fp IS NOT NULL) FROM anchors "
+                                                    "WHERE path IN ({in}) GROUP BY path", paths)}
+    last = code.last_of(str(cfg.cache_dir), repo, [p for p, fp in exact.items() if not fp])
+    marked = False
+    for it in shown:
+        p = it["path"]
+        if p not in exact:
+            continue
+        if exact[p] or not _still(repo, last.get(p), conn, p):
+            info = code.note_code(conn, str(cfg.cache_dir), repo, p, project, vanished=False)
+            where = code.changed_where(info) if info["state"] == "changed" else None
+        else:
+            files = sorted(f for f, (st, _) in last[p].items() if st == "changed")
+            rows = code.note_anchors(conn, p) if files else []
+            # the state is per file: its cited lines when the note cites nothing else there, else the file
+            where = files if any(a["kind"] == "symbol" for a in rows) else \
+                [code.cite_text(a) for a in rows if a["file"] in files] or files
+        if where:
+            it["changed_since"] = where
+            marked = True
+    return marked
+
+
+def _still(repo: str, last: dict | None, conn: sqlite3.Connection, path: str) -> bool:
+    """Whether a note's last judged states in `repo` still hold: it was judged on every file it cites
+    there, and none of them was modified after its state was recorded."""
+    if not last:
+        return False
+    cited = {f for (f,) in conn.execute("SELECT DISTINCT file FROM anchors WHERE path = ? AND file IS NOT NULL",
+                                        (path,))}
+    for f in cited | set(last):
+        full = os.path.join(repo, f)
+        if f in cited and f not in last and os.path.isfile(full):
+            return False
+        try:
+            if f in last and os.path.getmtime(full) > last[f][1]:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def _tail(c: R.Cand, close: set[str] | None) -> bool:
@@ -419,6 +477,10 @@ def _render_item(rank: int, it: dict) -> str:
     head = f"- {rank}. {it['title']} ({it['path']})"
     if L.historical(it.get("status")):
         head += f" [{it['status']}]"
+    if it.get("changed_since"):
+        from ..index.code import CHANGED_SINCE
+
+        head += f" [{CHANGED_SINCE}: {', '.join(it['changed_since'])}]"
     lines = [head]
     if it["summary"]:
         lines.append(f"  {it['summary']}")
@@ -446,7 +508,9 @@ def render_text(items: list[dict], omitted: int, first: list[str] | tuple = ()) 
 def render(res: dict, as_json: bool = False) -> str:
     """What `query` prints, text or JSON: the string the budget is measured on."""
     if as_json:
-        return json.dumps({"query": res["query"], "items": [{k: it[k] for k in JSON_KEYS} for it in res["items"]],
+        return json.dumps({"query": res["query"], "items": [{**{k: it[k] for k in JSON_KEYS},
+                                                             **{k: it[k] for k in JSON_IF_SET if it.get(k)}}
+                                                            for it in res["items"]],
                            "omitted": res["omitted"]}, ensure_ascii=False, indent=2) + "\n"
     if res["items"]:
         return render_text(res["items"], res["omitted"], res["first"])

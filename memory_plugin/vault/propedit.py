@@ -107,6 +107,36 @@ def set_props(text: str, changes: list[tuple[str, Any]]) -> str:
     return ("\ufeff" if bom else "") + new_body
 
 
+def edit_prop_lines(text: str, key: str, edit) -> tuple[str, Any]:
+    """(`text` with `edit(line) -> line` applied to each line holding top-level property `key`, the
+    key's value as YAML reads it back). Every other line stays byte for byte; when the other
+    properties or the note's privacy would not read back the same, PropEditError. A note without
+    that key (or without properties) comes back as it was, with None."""
+    from . import privacy
+
+    bom = text.startswith("\ufeff")
+    body = text[1:] if bom else text
+    block = _fm.locate(body)
+    if block is None or block.close is None:
+        return text, None
+    old_data = _load(block.yaml)
+    span = _key_span(_compose(block.yaml), _fm.split_lines(block.yaml), key)
+    if span is None:
+        return text, None
+    lines = list(block.lines)
+    for i in range(span[0] + 1, span[1] + 1):  # +1: the opening fence line
+        lines[i] = edit(lines[i])
+    new_body = "".join(lines) + body[block.body_start:]
+    new_block = _fm.locate(new_body)
+    new_data = _load(new_block.yaml) if new_block and new_block.close is not None else None
+    if new_data is None or key not in new_data or \
+            _comparable({k: v for k, v in new_data.items() if k != key}) != \
+            _comparable({k: v for k, v in old_data.items() if k != key}) or \
+            privacy.says_private(new_body) != privacy.says_private(body):
+        raise _refuse("the other properties would not read back the same")
+    return ("\ufeff" if bom else "") + new_body, new_data[key]
+
+
 def _load(yaml_text: str) -> dict:
     """The properties as YAML reads them, or PropEditError."""
     from ..core.yamlread import load_yaml, props_too_big
