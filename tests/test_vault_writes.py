@@ -259,6 +259,7 @@ def test_dendron_note_is_a_hierarchy_name_with_dendrons_frontmatter(tmp_path):
     d = dry_run(v)
     assert d["path"] == "vault/decisions.zq-check-decision.md"
     text = d["text"]
-    assert re.match(r"---\nid: [0-9A-Za-z]{21,}\ntitle: Zq check decision\ndesc: \"A decision to check where it "
+    # an id that starts with a digit is written quoted (propedit.render): the same string read back
+    assert re.match(r"---\nid: (\"?)[0-9A-Za-z]{21,}\1\ntitle: Zq check decision\ndesc: \"A decision to check where it "
                     r"lands.\"\nupdated: \d{13}\ncreated: \d{13}\n", text), text
     assert "\n# " not in text
