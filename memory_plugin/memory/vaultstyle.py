@@ -1,8 +1,9 @@
 """Writing in the vault's own style: which folder a new memory goes to, how its properties are spelled
 and laid out, whether it opens with an H1, how its file is named, and how its `project` is written (a
 wikilink to the project's note when the vault links, plain text otherwise). `of(cfg, conn)` reads it
-from the app's settings (vault/appsettings.py) first, then from what the vault's notes do; a vault
-with no convention of its own gets the plugin's layout (`type_folders`, lowercase properties, an H1).
+from the app's settings (vault/appsettings.py) first, then from what the vault's notes do (a folder no
+app has marked is read the same way when its notes show they were written for one); a vault with no
+convention of its own gets the plugin's layout (`type_folders`, lowercase properties, an H1).
 
 Project *detection* (which project the session is in) is project.py's job; this module only
 decides how a given project name is written.
@@ -124,7 +125,11 @@ SCHEMA_SHARE = 0.5     # a property most notes carry is part of the vault's note
 CONSTANT_SHARE = 0.8   # ... and when one value is on this share of them (an `Author:`), it is written as is
 IN_USE_SHARE = 0.05    # a spelling on fewer notes than this is not a convention of the vault
 H1_SHARE = 0.5         # a new note opens with an H1 when at least this share of notes with text do
-ONE_FOLDER_SHARE = 0.8  # where this share of an app's notes sit in one folder, new notes go there too
+ONE_FOLDER_SHARE = 2 / 3  # where this share of the notes sit in one folder (twice as many as everywhere
+                         # else together), new notes go there too (a slipbox's `permanent/`)
+LINKED_SHARE = 1 / 3   # a folder no app marked whose notes link to its files this often (wikilinks, embeds,
+                       # markdown links), or most of whose notes carry front matter, was written for a notes
+                       # app or site: its folders say where a new note goes, as an app's would
 SLUG_SHARE = 0.8       # where this share of many-word file names are kebab-case slugs, a new name is one
 MIN_NOTES = 5          # fewer measured notes than this show no convention: the plugin's layout
 STYLE_SAMPLE = 1000    # at most about this many notes are measured (an even sample of a larger vault)
@@ -169,7 +174,8 @@ class Style:
         self.h1 = True
         self.slug = False
         self.new_note_folder: str | None = None
-        self.home_folder: str | None = None   # where an app's notes visibly live (one folder)
+        self.home_folder: str | None = None   # where the notes visibly live (one folder)
+        self.own_layout = False               # the vault's folders say where a new note goes (see `of`)
         self.links_properties = False         # the vault's property values are mostly links
 
     @property
@@ -179,17 +185,20 @@ class Style:
 
     def folder(self, cfg: Config, type_: str) -> str:
         """The type's folder when the vault or the user has one; else the folder the app's settings
-        name for new notes; else the folder where the app's notes visibly live; else the vault's
-        general-notes folder by its name (`Notes/`, `00 - INBOX`); else the plugin's layout."""
+        name for new notes; else, in a vault with a layout of its own, its general-notes folder by its
+        name (`Notes/`, `00 - INBOX`: a name says it, where a share only suggests it), else the one
+        folder where its notes visibly live; else the plugin's layout."""
         folder, named = _type_folder(cfg, type_)
         if named:
             return folder
         if self.new_note_folder is not None:
             return self.new_note_folder
-        if self.home_folder is not None:
+        inbox = _general_folder(cfg, self.own_layout)
+        if inbox is not None:
+            return inbox
+        if self.own_layout and self.home_folder is not None:
             return self.home_folder
-        inbox = _general_folder(cfg, self.dialect)
-        return folder if inbox is None else inbox
+        return folder
 
     def key(self, concept: str) -> str:
         return self.keys.get(concept, concept)
@@ -209,13 +218,13 @@ class Style:
 GENERAL_FOLDER_NAMES = ("inbox", "notes")
 
 
-def _general_folder(cfg: Config, dialect: str) -> str | None:
+def _general_folder(cfg: Config, own_layout: bool) -> str | None:
     """The vault's folder for general notes, by its name: a top folder named Inbox or Notes (numbers
-    aside: `00 - INBOX`) in a vault an app has marked or that numbers its top folders (PARA). A plain
-    folder keeps the plugin's layout."""
+    aside: `00 - INBOX`) in a vault with a layout of its own or that numbers its top folders (PARA).
+    Elsewhere such a folder says nothing: the plugin's layout."""
     folders = _top_folders(cfg)
     numbered = [f for f in folders if _NUMBERED_RE.match(f) and not f[:1].isalpha()]
-    if dialect == "plain" and len(numbered) < 3:
+    if not own_layout and len(numbered) < 3:
         return None
     by_name = {textutil.fold(_NUMBERED_RE.sub("", f) if f in numbered else f): f for f in folders}
     for name in GENERAL_FOLDER_NAMES:
@@ -234,14 +243,23 @@ def _spelling(counts: Counter, folded: Counter, concept: str, n: int) -> str | N
     return None
 
 
+def _files_by_kind(cfg: Config) -> bool:
+    """The vault already files notes by kind in folders of the plugin's layout (`Decisions/`, `pitfalls/`)."""
+    return any(_type_folder(cfg, t)[1] for t in PLURAL)
+
+
 def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     """The vault's way of filing a note, read from its app's settings and its notes: the properties
     most notes carry and how they spell them, the category property, whether notes open with an H1,
-    slug file names, and the one folder an app's notes live in."""
+    slug file names, and the one folder its notes live in. Its folders say where a new note goes (its
+    own layout) when an app has marked it, or when its notes show they were written for one (they link
+    to the vault's files or carry front matter, LINKED_SHARE) and it does not already file by kind in
+    the plugin's layout."""
     from ..vault import appsettings
 
     st = Style()
     st.dialect = cfg.values.get("dialect", "plain")
+    st.own_layout = st.dialect != "plain"  # a folder no app marked shows it by its notes, measured below
     vault = str(cfg.vault)
     st.new_note_folder = appsettings.new_note_folder(vault, st.dialect)
     daily = appsettings.daily_notes(vault, st.dialect)
@@ -252,18 +270,21 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     values: dict[str, Counter] = {}
     cat_links = Counter()
     folders: Counter = Counter()
-    names = slugs = with_props = linked = 0
+    names = slugs = with_props = linked = linking = 0
     n = texts = h1s = 0
     # shares are read from an even sample of a large vault (every k-th note): STYLE_SAMPLE notes
     # measure a share to within a few points, and `remember` at 10k notes stays within its budget
     total = conn.execute("SELECT max(id) FROM notes").fetchone()[0] or 0
     step = max(1, -(-total // STYLE_SAMPLE))
-    for path, folder, props, head in conn.execute(
-            "SELECT n.path, n.folder, n.props, substr(f.body, 1, 400) FROM notes n JOIN fts f ON f.rowid = n.id "
+    for path, folder, props, head, links in conn.execute(
+            "SELECT n.path, n.folder, n.props, substr(f.body, 1, 400), "
+            "EXISTS(SELECT 1 FROM links l WHERE l.src = n.path AND l.target IS NOT NULL) "
+            "FROM notes n JOIN fts f ON f.rowid = n.id "
             "WHERE n.private = 0 AND n.skipped = 0 AND n.type != 'journal' AND n.id % ? = 0", (step,)):
         if skip and path.startswith(skip):
             continue
         n += 1
+        linking += links
         folders[folder or ""] += 1
         stem = path.rsplit("/", 1)[-1][:-3]
         if re.search(r"[\s_-]", stem):
@@ -289,10 +310,11 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     st.h1 = not st.outliner and h1s >= H1_SHARE * texts if texts >= MIN_NOTES else not st.outliner
     st.slug = names >= MIN_NOTES and slugs >= SLUG_SHARE * names
     st.links_properties = with_props >= MIN_NOTES and linked >= SCHEMA_SHARE * with_props
-    if st.dialect != "plain":
-        top, count = folders.most_common(1)[0]
-        if count >= ONE_FOLDER_SHARE * n:
-            st.home_folder = top
+    if not st.own_layout:
+        st.own_layout = (linking >= LINKED_SHARE * n or with_props >= SCHEMA_SHARE * n) and not _files_by_kind(cfg)
+    top, count = folders.most_common(1)[0]
+    if count >= ONE_FOLDER_SHARE * n:
+        st.home_folder = top
     if not with_props:
         return st
     for concept in CONCEPTS:
