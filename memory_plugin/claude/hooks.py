@@ -142,9 +142,19 @@ def _session_file(cache_dir: str, session_id) -> str:
     return os.path.join(_sessions_dir(cache_dir), sid + ".txt")
 
 
+# Detached workers run at this niceness and at the lowest best-effort I/O priority (Linux): a sync or an
+# embedding must leave the cores and the disk to the session that started it (SessionStart's worker
+# took a core from the hook composing the brief). 10, as `nice` gives with no option.
+WORKER_NICE = 10
+# ioprio_set and ioprio_get by machine (Linux has no libc wrapper for them); elsewhere only the niceness.
+IOPRIO_SYSCALLS = {"x86_64": (251, 252), "aarch64": (30, 31), "riscv64": (30, 31)}
+IOPRIO_BE_LOWEST = (2 << 13) | 7  # class best-effort (2), level 7 (the lowest)
+
+
 def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None:
-    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes): this hook
-    never waits for it, and Claude Code's pipes close when the hook exits. `keep_fd` (a lock this hook
+    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes) at low
+    priority (lower_priority): this hook never waits for it, and Claude Code's pipes close when the
+    hook exits. `keep_fd` (a lock this hook
     holds) is handed to the worker as fd 3, so the lock passes to it with no moment unheld."""
     env = dict(os.environ)
     env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
@@ -159,6 +169,7 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
         os.setsid()
         if os.fork():
             os._exit(0)
+        lower_priority()  # before exec: the worker's interpreter start runs at low priority too
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
@@ -171,6 +182,27 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
         os.execve(sys.executable, argv, env)
     finally:
         os._exit(0)
+
+
+def lower_priority() -> None:
+    """This process (and what it starts) at WORKER_NICE and the lowest best-effort I/O priority, never
+    raised from lower ones; what the platform refuses is left as it is."""
+    try:
+        os.nice(max(0, WORKER_NICE - os.nice(0)))
+    except OSError:
+        pass
+    calls = IOPRIO_SYSCALLS.get(os.uname().machine) if sys.platform.startswith("linux") else None
+    if calls is None:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        now = libc.syscall(calls[1], 1, 0)  # IOPRIO_WHO_PROCESS, this process
+        if now >= 0 and now >> 13 != 3:  # class idle (3) is lower already
+            libc.syscall(calls[0], 1, 0, IOPRIO_BE_LOWEST)
+    except Exception:  # noqa: BLE001 - a priority we cannot lower costs nothing but speed
+        pass
 
 
 # ---------------------------------------------------------------- the large-note queue
@@ -383,15 +415,21 @@ def session_start(payload: dict, ctx: HookContext) -> None:
                 f" of this large vault ({seen['notes']}{'' if seen['complete'] else '+'} notes)"
             syncing = (f"the index{size} is still being built in the background; this brief is read "
                        "directly from its convention and hub notes")
-    start_worker(cfg, mode)
-    if data is None:
-        from ..core.fence import escape_vault_text as esc  # the vault's path and an error may name notes
-
-        _emit_context(f"memory-plugin: the memory of the vault {esc(cfg.vault)} is being built in the "
-                      "background; it will be in the next session's brief."
-                      + (f" Last hook error: {esc(error)}" if error else ""))
+    try:
+        _emit_context(_session_text(payload, cfg, data, error, syncing))
         ctx.emitted = True
-        return
+    finally:  # once the brief is out, at low priority: the hook's own work is done then (it only exits)
+        start_worker(cfg, mode)
+
+
+def _session_text(payload: dict, cfg, data: dict | None, error: str | None, syncing: str) -> str:
+    from ..core.fence import escape_vault_text as esc  # the vault's path and an error may name notes
+    from ..outputs import brief
+
+    if data is None:
+        return (f"memory-plugin: the memory of the vault {esc(cfg.vault)} is being built in the "
+                "background; it will be in the next session's brief."
+                + (f" Last hook error: {esc(error)}" if error else ""))
     synced_at = None
     for stamp in ("sync.stamp", "rebuild.stamp"):  # the later one; a future one makes the brief say stale
         try:
@@ -401,10 +439,8 @@ def session_start(payload: dict, ctx: HookContext) -> None:
     from ..index import project
 
     match = project.detect(brief.catalog_of(data), cwd=_cwd(payload.get("cwd")))
-    text = brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error, stale_after_hours=cfg.stale_after_hours,
-                         syncing=syncing, synced_at=synced_at)
-    _emit_context(text)
-    ctx.emitted = True
+    return brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error,
+                         stale_after_hours=cfg.stale_after_hours, syncing=syncing, synced_at=synced_at)
 
 
 # ---------------------------------------------------------------- PostToolUse
@@ -671,10 +707,7 @@ def _embed_in_background(cfg) -> None:
 
     if semantic.mode(cfg)[0] != "semantic":
         return
-    try:
-        os.nice(10)  # background work on a machine someone is using
-    except OSError:
-        pass
+    lower_priority()  # a worker started by start_worker is low already; one run by hand is not
     from ..outputs.pipeline import embed
 
     _, err = embed(cfg)
