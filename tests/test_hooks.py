@@ -450,3 +450,14 @@ def test_lower_priority_lowers_cpu_and_io_priority_and_never_raises_them(start):
     assert nice == max(start, WORKER_NICE)
     if sys.platform == "linux" and os.uname().machine in IOPRIO_SYSCALLS:
         assert (io >> 13, io & 0xff) == (2, 7)  # best-effort, the lowest level
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_run_by_hand_lowers_its_own_priority(env):
+    from memory_plugin.claude.hooks import WORKER_NICE
+
+    p = subprocess.Popen([sys.executable, "-m", "memory_plugin", "hook", "worker", "sync"], env={**os.environ, **env})
+    os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped: /proc still has it
+    stat = Path(f"/proc/{p.pid}/stat").read_text()
+    p.wait()
+    assert int(stat[stat.rindex(")") + 2:].split()[16]) >= WORKER_NICE

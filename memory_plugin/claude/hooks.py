@@ -152,10 +152,10 @@ IOPRIO_BE_LOWEST = (2 << 13) | 7  # class best-effort (2), level 7 (the lowest)
 
 
 def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None:
-    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes) at low
-    priority (lower_priority): this hook never waits for it, and Claude Code's pipes close when the
-    hook exits. `keep_fd` (a lock this hook
-    holds) is handed to the worker as fd 3, so the lock passes to it with no moment unheld."""
+    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes) at
+    WORKER_NICE from its first instruction: this hook never waits for it, and Claude Code's pipes
+    close when the hook exits. `keep_fd` (a lock this hook holds) is handed to the worker as fd 3, so
+    the lock passes to it with no moment unheld."""
     env = dict(os.environ)
     env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
     env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
@@ -169,7 +169,6 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
         os.setsid()
         if os.fork():
             os._exit(0)
-        lower_priority()  # before exec: the worker's interpreter start runs at low priority too
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
@@ -179,6 +178,12 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
             os.set_inheritable(HANDED_FD, True)
         os.closerange(3 if keep_fd is None else HANDED_FD + 1, 4096)
         os.chdir(str(cfg.cache_dir))
+        # Niced last, then exec at once: until then the hook's pages are shared copy-on-write, and a
+        # child waiting for the CPU would make the exiting hook copy each page it touches.
+        try:
+            os.nice(max(0, WORKER_NICE - os.nice(0)))
+        except OSError:
+            pass
         os.execve(sys.executable, argv, env)
     finally:
         os._exit(0)
@@ -667,6 +672,7 @@ def worker(mode: str, *args: str) -> None:
     from ..index import store as index
     from ..outputs import pipeline
 
+    lower_priority()  # niced by start_worker already; the I/O priority, and a worker run by hand
     cfg = _load_cfg()
     if cfg.vault is not None and cfg.worker_seconds:
         _watchdog(cfg)
@@ -707,7 +713,6 @@ def _embed_in_background(cfg) -> None:
 
     if semantic.mode(cfg)[0] != "semantic":
         return
-    lower_priority()  # a worker started by start_worker is low already; one run by hand is not
     from ..outputs.pipeline import embed
 
     _, err = embed(cfg)
