@@ -285,3 +285,44 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
         out.append(f)
     out.sort(key=lambda f: (not f["strong"], -f["weight"], f["path"]))
     return out
+
+
+def code_states(conn, cache_dir: str, repo: str, paths: list[str]) -> dict[str, str]:
+    """{note: state of the code it cites in `repo`} for the notes among `paths` that cite some of it:
+    judged now (index/code.judge: the note's fingerprints and quotes, else the code as the session
+    first found it) in the repository files the note cites, with the symbols it cites that those files
+    mention; a note citing symbols only gets the state the plugin last found (index/code.last_states:
+    the code hook and SessionStart judge them), not a search of the whole repository (note_states'
+    `git grep`, a few hundred milliseconds in a Go repository: the prompt hook's budget is 120)."""
+    from ..core.sqlutil import rows_in
+    from ..index import code
+
+    repo = os.path.realpath(repo)
+    anchors: dict[str, list[dict]] = {}
+    for r in rows_in(conn, f"SELECT {code.ANCHOR_COLS} FROM anchors a WHERE a.path IN ({{in}})", paths):
+        a = code._row(r)
+        anchors.setdefault(a["path"], []).append(a)
+    out: dict[str, str] = {}
+    last = None
+    for path, rows in anchors.items():
+        files = sorted({a["file"] for a in rows if a["file"] and os.path.isfile(os.path.join(repo, a["file"]))})
+        if not files:
+            if any(a["kind"] == "symbol" for a in rows):
+                last = code.last_states(cache_dir, repo) if last is None else last
+                if path in last:
+                    out[path] = last[path]
+            continue
+        states = []
+        for rel in files:
+            text = code.read_code(os.path.join(repo, rel))
+            if text is None:
+                continue
+            mine = [a for a in rows if a["file"] == rel or (
+                a["kind"] == "symbol" and re.search(rf"\b{re.escape(a['symbol'])}\b", text))]
+            n = {"path": path, "anchors": mine}
+            code.judge(cache_dir, repo, rel, text, [n], record=True)
+            states.append(n["state"])
+        if states:
+            out[path] = ("changed" if "changed" in states else "moved" if "moved" in states else
+                         "missing" if all(s == "missing" for s in states) else "current")
+    return out

@@ -13,7 +13,7 @@ as reference data like the brief:
 A line is the note's title, type, age and one line of summary, as the code hook writes it
 (note_line.py); a pointer stops before the summary, a few tokens. Either says "changed since"
 when the code the note cites has changed in the prompt's repository (the working folder's git
-top-level; index/code.note_states).
+top-level; prompt_cues.code_states).
 Never a private note, a journal note, a note this session's brief showed or one a hook already
 added in this session. A prompt whose words could not pass the rules skips the retrieval.
 Capture: a prompt that states something to keep (`capture.kind`) gets one line saying the
@@ -378,12 +378,12 @@ def describe(conn, cfg, items: list[dict], repo: str | None) -> list[dict]:
     from . import note_line
 
     meta = note_line.meta(conn, [i["path"] for i in items])
-    states: dict[str, dict] = {}
+    states: dict[str, str] = {}
     if repo and items:
-        from ..index import code
+        from . import prompt_cues
 
         try:
-            states = code.note_states(conn, str(cfg.cache_dir), repo, [i["path"] for i in items])
+            states = prompt_cues.code_states(conn, str(cfg.cache_dir), repo, [i["path"] for i in items])
         except Exception:  # noqa: BLE001 - the code's state is a flag on the line, never a reason to fail
             states = {}
     out = []
@@ -391,7 +391,7 @@ def describe(conn, cfg, items: list[dict], repo: str | None) -> list[dict]:
         m = meta.get(it["path"])
         if m is None or m["private"]:
             continue
-        out.append({**it, "meta": m, "state": (states.get(it["path"]) or {}).get("state")})
+        out.append({**it, "meta": m, "state": states.get(it["path"])})
     return out
 
 
