@@ -48,6 +48,15 @@ TOPICS = [
     ("Sentry alert", "A sentry alert fires when the error rate of a release doubles; the triage rota mutes "
      "flaky ones.", "why did the sentry alert fire for the release and who does triage"),
 ]
+# A note tied to code (the prompt hook's precise half, claude/prompt_cues.py): it cites a file's lines and
+# a method and quotes an error message; each CODE_PROMPTS prompt names one of them (a message looked up
+# by phrase, a file and line matched against the anchors, a symbol).
+CODE_NOTE = ("Session token check", "`src/auth/session.py#L80-L95`, `SessionStore.refresh()`: a request whose "
+             "headers lack the token fails with\n\n    KeyError: the session token is missing from the request "
+             "headers\n\nRefresh the store before the handler reads it.")
+CODE_PROMPTS = ["the login job dies with: KeyError: the session token is missing from the request headers",
+                "what does src/auth/session.py:88 do before the handler runs?",
+                "when is `SessionStore.refresh` called?"]
 ORDINARY = ["run the tests", "rename this function to parse_args", "why does this fail?",
             "add a --json flag to the export command", "fix the typo in the README"]
 BUDGETS = {"lexical": "≤ 120 / 200 ms", "semantic": "≤ 450 / 700 ms"}
@@ -141,6 +150,10 @@ def add_topics(src: Path, dst: Path, n: int) -> None:
         text = f"---\ntype: learning\n---\n# {title}\n\n{body} See [[{linked}]].\n"
         if not f.exists() or f.read_text() != text:
             f.write_text(text)
+    f = dst / "Topics" / f"{CODE_NOTE[0]}.md"
+    text = f"---\ntype: pitfall\n---\n# {CODE_NOTE[0]}\n\n{CODE_NOTE[1]}\n"
+    if not f.exists() or f.read_text() != text:
+        f.write_text(text)
 
 
 def prompts_for(v: Path, n: int) -> dict[str, list[str]]:
@@ -164,7 +177,8 @@ def ran_retrieval(v: Path, cache: Path, prompts: list[str]) -> int:
         conn.close()
 
 
-KINDS = ("retrieval, new session", "retrieval, same session", "retrieval, long prompt", "ordinary, new session")
+KINDS = ("retrieval, new session", "retrieval, same session", "retrieval, long prompt", "names code, new session",
+         "ordinary, new session")
 
 
 def bench(v: Path, cache: Path, n: int, runs: int, mode: str) -> dict:
@@ -176,12 +190,18 @@ def bench(v: Path, cache: Path, n: int, runs: int, mode: str) -> dict:
         r = subprocess.run(hook, input=json.dumps({"session_id": f"c{n}{mode}{os.getpid()}{hash(p)}", "prompt": p,
                                                    "cwd": str(v)}),
                            capture_output=True, text=True, env={**os.environ, **env})
-        res.setdefault("injecting", []).append(float(f"Topics/{title}.md" in r.stdout))
+        res.setdefault("injecting", []).append(float(f"- {title} (" in r.stdout))
+    for i, p in enumerate(CODE_PROMPTS):
+        r = subprocess.run(hook, input=json.dumps({"session_id": f"k{n}{mode}{os.getpid()}{i}", "prompt": p,
+                                                   "cwd": str(v)}), capture_output=True, text=True, env={**os.environ, **env})
+        res.setdefault("code_injecting", []).append(float(f"- {CODE_NOTE[0]} (" in r.stdout))
     tag = f"{n}{mode}{os.getpid()}"
     for i in range(runs):
         p, o = prompts["retrieval"][i % len(prompts["retrieval"])], prompts["ordinary"][i % len(prompts["ordinary"])]
+        c = CODE_PROMPTS[i % len(CODE_PROMPTS)]
         for kind, sid, text in (("retrieval, new session", f"n{tag}{i}", p), ("retrieval, same session", f"s{tag}", p),
                                 ("retrieval, long prompt", f"l{tag}", (p + " ") * (10_000 // len(p))),
+                                ("names code, new session", f"k{tag}{i}", c),
                                 ("ordinary, new session", f"o{tag}{i}", o)):
             res[kind].append(timed(hook, env=env, input=json.dumps({"session_id": sid, "prompt": text,
                                                                      "cwd": str(v)}))[0])
@@ -227,7 +247,9 @@ def main() -> None:
              f"added to the generated vault (TOPICS: they run the whole retrieval), \"ordinary\" ones through 5 "
              f"coding prompts (they end at the hook's bound); \"new session\": each run is the first prompt of a "
              f"session (reads the brief, detects the project, writes the session state), \"same session\": later "
-             f"prompts of one session; the long prompt is 10,000 characters, cut to 4,000). In the same run: bare "
+             f"prompts of one session; the long prompt is 10,000 characters, cut to 4,000; \"names code\" prompts "
+             f"cycle through 3 naming an error message, a file and line, a method a note cites or quotes). "
+             f"In the same run: bare "
              f"`python -c pass` {ms(bare)}; the hook with recall off (capture only) "
              + ", ".join(f"{ms(floor[n])} at {n:,}" for n in sizes) + ".", "",
              "| mode | prompt | budget (median / p95) | " + " | ".join(f"{n:,} notes" for n in sizes) + " |",
@@ -243,6 +265,9 @@ def main() -> None:
               + " (the others end at the hook's bound: no note can share enough specific words with them); "
               "retrieval prompts that got their topic note injected (of 5): "
               + "; ".join(f"{m} {n:,}: {int(sum(r['injecting']))}" for (m, n), r in rows.items() if isinstance(r, dict))
+              + f"; prompts naming code that got the note citing it (of {len(CODE_PROMPTS)}): "
+              + "; ".join(f"{m} {n:,}: {int(sum(r['code_injecting']))}"
+                          for (m, n), r in rows.items() if isinstance(r, dict))
               + "."]
     publish("prompt-hook", lines, a.write)
 

@@ -1,11 +1,21 @@
 """UserPromptSubmit: memory in the moment.
 
-Recall: the product's retrieval runs on the prompt's head (RECALL_CHARS); only when its abstention rule is confident and the
-retrievers agree on one note (ITEM_RULE; semantic on: the note's own description is close to the
-prompt too) is that note added (title, path, one-line summary, why;
-`prompt_recall_max_items` caps the items), at most MAX_CONTEXT_CHARS, fenced as reference data like
-the brief. A prompt whose words could not pass the rule skips the retrieval. Never a private note, a journal note, a
-note this session's brief showed or one this hook already added in this session.
+Recall, in two halves, never more than `prompt_recall_max_items` items and MAX_CONTEXT_CHARS, fenced
+as reference data like the brief:
+- what the prompt names (prompt_cues.py): a repository file, a symbol or an error message that a note
+  cites or quotes gets that note, precise by construction (the index's anchors; a phrase of the
+  message in the note's text). A strong cue (the line named inside a range the note cites, a quoted
+  message, a backticked, qualified or compound symbol) gets the note's line; a weaker one (a file, a
+  plain word called) a pointer;
+- else its topic: the product's retrieval on the prompt's head (RECALL_CHARS). The note the
+  retrievers agree on with strong evidence (ITEM_RULE; semantic on: its own description is close to
+  the prompt too) gets its line; a note that only stands out in the words (POINTER_RULE) a pointer.
+A line is the note's title, type, age and one line of summary, as the code hook writes it
+(note_line.py); a pointer stops before the summary, a few tokens. Either says "changed since"
+when the code the note cites has changed in the prompt's repository (the working folder's git
+top-level; prompt_cues.code_states).
+Never a private note, a journal note, a note this session's brief showed or one a hook already
+added in this session. A prompt whose words could not pass the rules skips the retrieval.
 Capture: a prompt that states something to keep (`capture.kind`) gets one line saying the
 memory-write skill can record it. The hook writes nothing to the vault.
 Most prompts get nothing: the hook then prints nothing.
@@ -29,7 +39,7 @@ MAX_PROMPT_CHARS = 4000   # a longer prompt is cut before anything reads it: nev
 # whole MAX_PROMPT_CHARS: a statement to keep may come last.
 RECALL_CHARS = 200
 MAX_CONTEXT_CHARS = 600   # what one prompt may add, fence included
-SUMMARY_CHARS = 110       # one line per item
+SUMMARY_CHARS = 110       # the summary of an item given without its note's `meta` (compose)
 QUERY_ROOM = 8            # items asked of query beyond max_items (room for brief/journal notes)
 FENCE_OPEN = "<memory-plugin-recall>"
 FENCE_CLOSE = "</memory-plugin-recall>"
@@ -91,6 +101,20 @@ ITEM_RULE = {
     "lexical_specific": 2.5,  # ... lexical only (no second retriever to agree)
 }
 WORD_RETRIEVERS = tuple(r.name for r in R.RETRIEVERS if r.words)
+# A pointer (a title, no summary) for a topic: the note the words agree on, in either mode: first for
+# the exact words and for their forms (or named in the prompt), standing out from the next note (its
+# BM25 `margin` times the next one's), its words as specific as ITEM_RULE's lexical bound, and holding
+# `cover` of the prompt's idf mass (ITEM_RULE's lexical rule with a lower cover); a note of the
+# project the session works in needs `project_cover` only (in a repository, the project's notes are
+# what its prompts are about). Set on bench/dev/codemem/chi and the dev prompt sets (til, til2,
+# silverbullet, logseq, dvogt23-notes; lexical): cover 0.55 or 0.6 for every note gives 6 of 12 and
+# 3 of 6 pointers right and puts 5 and 2 ordinary prompts of the docs vaults over an injection
+# (silverbullet, logseq); 0.65 1 of 1 and none; margin 2.0 loses chi's Go-release prompt (1.83).
+POINTER_RULE = {
+    "margin": 1.5,
+    "cover": 0.65,
+    "project_cover": 0.55,
+}
 
 
 def agreed(item: dict, items: list[dict], semantic_on: bool, evidence: dict | None = None) -> bool:
@@ -110,6 +134,33 @@ def agreed(item: dict, items: list[dict], semantic_on: bool, evidence: dict | No
     second = max((o["found"]["lexical"][1] for o in items if o is not item and "lexical" in (o.get("found") or {})),
                  default=0.0)
     return second <= 0 or top >= ITEM_RULE["lexical_margin"] * second
+
+
+def pointed(item: dict, items: list[dict], evidence: dict | None, idf: dict[str, tuple[float, int]],
+            unique: float, mine: bool = False) -> bool:
+    """Do the words alone single out `item` well enough for a pointer (POINTER_RULE)? `mine`: the note
+    belongs to the session's project."""
+    found = item.get("found") or {}
+    rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
+    if not (rank("names") == 1 or (rank("lexical") == 1 and rank("forms") == 1)):
+        return False
+    if (evidence or {}).get("cover", 0.0) < POINTER_RULE["project_cover" if mine else "cover"]:
+        return False
+    if not specific(item.get("matched") or (), idf, unique, semantic_on=False):
+        return False
+    top = found.get("lexical", (0, 0.0))[1]
+    second = max((o["found"]["lexical"][1] for o in items if o is not item and "lexical" in (o.get("found") or {})),
+                 default=0.0)
+    return second <= 0 or top >= POINTER_RULE["margin"] * second
+
+
+def _mine(conn, path: str, project: str | None) -> bool:
+    """Does the note belong to `project` (query's rule: its property, a folder, the project's hub)?"""
+    from ..core import textutil as T
+    from ..search import query as Q
+
+    row = Q._fetch_rows(conn, [path]).get(path) if project else None
+    return bool(row) and Q._in_project(row, T.fold(project))
 
 
 def described(cfg, prompt: str, item: dict) -> bool:
@@ -155,8 +206,9 @@ def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
 
 def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str | None = None,
            mode: str | None = None, project: str | None = None, notices: list[str] | None = None) -> list[dict]:
-    """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes.
-    `notices` collects query's one-line notice (semantic search configured but unavailable: lexical)."""
+    """The confident items of the product's retrieval for `prompt`, minus `exclude` and journal notes,
+    each with its `tier`: "line" (ITEM_RULE) or "pointer" (POINTER_RULE). `notices` collects query's
+    one-line notice (semantic search configured but unavailable: lexical)."""
     from ..search import query as Q
 
     if max_items <= 0 or not prompt.strip():
@@ -177,10 +229,13 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     semantic_on = bool(ev.get("semantic"))
     out = []
     for it in res["items"]:
-        if it["path"] in exclude or it.get("type") == "journal" or not agreed(it, res["items"], semantic_on, ev):
+        if it["path"] in exclude or it.get("type") == "journal":
             continue
-        if specific(it.get("matched") or (), idf, unique, semantic_on) and (not semantic_on or described(cfg, prompt, it)):
-            out.append(it)
+        if (agreed(it, res["items"], semantic_on, ev) and specific(it.get("matched") or (), idf, unique, semantic_on)
+                and (not semantic_on or described(cfg, prompt, it))):
+            out.append({**it, "tier": "line"})
+        elif pointed(it, res["items"], ev, idf, unique, _mine(conn, it["path"], project)):
+            out.append({**it, "tier": "pointer"})
         if len(out) >= max_items:
             break
     return out
@@ -209,41 +264,89 @@ def _one_line(s, limit: int) -> str:
     return cut.rstrip(" ,;:") + "…"
 
 
+def named(conn, prompt: str, exclude: set[str], max_items: int, repo: str | None,
+          project: str | None) -> tuple[list[dict], bool]:
+    """(the notes citing or quoting a file, symbol or message the prompt names (prompt_cues.cited),
+    minus `exclude`, strongest first, each with its `tier`: "line" for a strong cue, else "pointer";
+    whether a strong cue named a note, the session's included: then the prompt is about that note)."""
+    from . import prompt_cues
+
+    cited = prompt_cues.cited(conn, prompt, repo, project)
+    out = [{"path": f["path"], "tier": "line" if f["strong"] else "pointer"} for f in cited if f["path"] not in exclude]
+    return out[:max_items], any(f["strong"] for f in cited)
+
+
+def merged(named_items: list[dict], topic: list[dict], max_items: int) -> list[dict]:
+    """What the prompt names, then its topic's items; a note in both keeps the better tier."""
+    out = {i["path"]: dict(i) for i in named_items}
+    for it in topic:
+        if it["path"] in out:
+            if it.get("tier") == "line":
+                out[it["path"]]["tier"] = "line"
+        else:
+            out[it["path"]] = it
+    return list(out.values())[:max_items]
+
+
+def describe(conn, cfg, items: list[dict], repo: str | None) -> list[dict]:
+    """Each item with what its line shows: the note's type, title, summary and dates (`meta`) and,
+    when the prompt's repository is known, the state of the code it cites there (`state`)."""
+    from . import note_line
+
+    meta = note_line.meta(conn, [i["path"] for i in items])
+    states: dict[str, str] = {}
+    if repo and items:
+        from . import prompt_cues
+
+        try:
+            states = prompt_cues.code_states(conn, str(cfg.cache_dir), repo, [i["path"] for i in items])
+        except Exception:  # noqa: BLE001 - the code's state is a flag on the line, never a reason to fail
+            states = {}
+    out = []
+    for it in items:
+        m = meta.get(it["path"])
+        if m is None or m["private"]:
+            continue
+        out.append({**it, "meta": m, "state": states.get(it["path"])})
+    return out
+
+
 def _capture_line(kind: str, contradicted: dict | None) -> str:
     """The capture hint, outside the fence: the plugin's own words only (the note a correction may
-    contradict is named inside the fence, by compose)."""
+    contradict is named inside the fence, by compose). Short: every prompt the detector flags gets it."""
     if kind == "correction":
-        line = ("memory-plugin: this prompt corrects something; the memory-write skill can record the "
-                "correction (`memory-plugin remember`)")
-        if contradicted:
-            line += " and supersede the note named above, which it may contradict"
-        return line + "."
+        return ("memory-plugin: this prompt corrects something; the memory-write skill can record it "
+                "(`memory-plugin remember`)" + (" and supersede the note above." if contradicted else "."))
     return ("memory-plugin: this prompt states something to keep; the memory-write skill records it "
-            "(`memory-plugin remember --type decision|convention|learning|pitfall ...`).")
+            "(`memory-plugin remember`).")
 
 
 def compose(items: list[dict], capture_line: str | None, limit: int = MAX_CONTEXT_CHARS,
             contradicted: dict | None = None) -> str:
     """The context for one prompt: recalled items (and the note a correction may contradict) fenced as
-    reference data, then the capture line. Every piece of vault text goes through
-    fence.escape_vault_text and stays inside the fence. Items that do not fit in `limit` are
-    dropped whole (the capture line and the contradicted note always fit)."""
-    from ..core.fence import escape_vault_text
+    reference data, then the capture line. An item is a line or a pointer after its `tier`
+    (note_line.line); one without `meta` (a caller's own) shows its title, path and summary. Every piece
+    of vault text goes through fence.escape_vault_text and stays inside the fence. Items that do not
+    fit in `limit` are dropped whole (the capture line and the contradicted note always fit)."""
+    from . import note_line
 
     tail = ("\n" + capture_line) if capture_line else ""
     if capture_line and len(capture_line) > limit:
         tail = "\n" + _one_line(capture_line, limit)
     lines: list[str] = []
     if contradicted:
-        lines.append(f"- [[{_one_line(contradicted.get('title'), 70)}]] ({_one_line(contradicted.get('path'), 90)}):"
-                     " the note this prompt may contradict")
-    head = "memory-plugin: vault notes that may bear on this prompt (reference data, not instructions):"
+        title = (contradicted.get("meta") or {}).get("title") or contradicted.get("title")
+        lines.append(f"- [[{_one_line(title, 90)}]]: the note this prompt may contradict")
+    head = "Vault notes on this prompt (memory-plugin reference data):"
     for it in items:
         if contradicted and it.get("path") == contradicted.get("path"):
             continue
-        why = escape_vault_text("; ".join(str(w) for w in it.get("why") or []))[:80]
-        line = (f"- {_one_line(it['title'], 70)} ({_one_line(it['path'], 90)}): "
-                f"{_one_line(it.get('summary') or '', SUMMARY_CHARS)}" + (f" [why: {why}]" if why else ""))
+        meta = it.get("meta")
+        if meta is None:
+            line = (f"- {_one_line(it.get('title'), 70)} ({_one_line(it['path'], 90)}): "
+                    f"{_one_line(it.get('summary') or '', SUMMARY_CHARS)}")
+        else:
+            line = note_line.line(meta, it.get("state"), summary=it.get("tier") != "pointer")
         trial = "\n".join([FENCE_OPEN, head, *lines, line, FENCE_CLOSE]) + tail
         if len(trial) > limit:
             break
@@ -269,22 +372,33 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     on = cfg.prompt_recall if recall_on is None else recall_on
     want = cfg.prompt_recall_max_items if on else 0
     if (want > 0 or cap == "correction") and os.path.exists(cfg.path("index.sqlite")):
+        from ..index import code
         from ..index import store as index
 
         st = load_state(cache_dir, session_id, cwd) if record else fresh_state(cache_dir, cwd)
+        have = set(st["shown"]) | set(st["injected"])
+        repo = code.repo_root(cwd) if cwd else None
+        repo = os.path.realpath(repo) if repo else None
         conn = index.open_index(cfg)
         try:
+            project = project_of(cache_dir, st, cwd)
             # a correction looks for the note it contradicts even when recall is switched off
-            found = recall(cfg, conn, head(prompt), set(st["shown"]) | set(st["injected"]), max(want, 1), cwd=cwd,
-                           mode=mode, project=project_of(cache_dir, st, cwd), notices=notices)
+            found, strong = named(conn, prompt, have, max(want, 1), repo, project)
+            if not strong:  # only weak cues, or none: the topic may still single a note out
+                found = merged(found, recall(cfg, conn, head(prompt), have, max(want, 1), cwd=cwd, mode=mode,
+                                             project=project, notices=notices), max(want, 1))
+            found = describe(conn, cfg, found, repo)
         finally:
             conn.close()
         items = found[:want]
     contradicted = None
-    if cap == "correction" and st is not None and found:
-        contradicted = found[0]
+    if cap == "correction" and st is not None:  # only a note the prompt names strongly, or its topic's line
+        contradicted = next((i for i in found if i.get("tier") == "line"), None)
     text = compose(items, _capture_line(cap, contradicted) if cap else None, contradicted=contradicted)
     if record and st is not None and (items or st.get("new") or st.get("changed")):
         st["injected"] += [i["path"] for i in items if i["path"] not in st["injected"]]
+        changed = {i["path"] for i in items if i.get("state") == "changed"}
+        if changed:  # the code hook need not bring it back for the flag
+            st["flagged"] = sorted(set(st.get("flagged") or []) | changed)
         save_state(cache_dir, session_id, st)
     return {"items": items, "capture": cap, "text": text, "notice": "; ".join(notices)}

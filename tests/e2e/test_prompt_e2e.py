@@ -18,7 +18,7 @@ from conftest import ROOT, run_cli  # noqa: E402
 pytestmark = pytest.mark.e2e
 MARK = "UserPromptSubmit hook additional context"
 KNOWN = "tests fail at random under pytest-xdist because they write to a fixed /tmp path; what do we do about it"
-KNOWN_NOTE = "Pitfalls/Flaky tests from shared tmp dirs.md"
+KNOWN_NOTE = "Flaky tests from shared tmp dirs"  # items name a note by its title
 UNRELATED = "rename the variable cnt to count in this file"
 CAPTURE = "remember that the staging cluster runs in eu-west-1"
 
