@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 
 MAX_ITEMS = 3           # notes one file event may add
-LINE_CHARS = 140        # one note's line, all told
-SUMMARY_CHARS = 60      # its summary part
 FENCE_OPEN = "<memory-plugin-code>"
 FENCE_CLOSE = "</memory-plugin-code>"
 TOOLS = {"Read", "Edit", "Write", "MultiEdit", "NotebookEdit"}
@@ -45,41 +43,6 @@ def _touched(tool: str, ti: dict, text: str) -> tuple[int, int] | None:
             lo = text.count("\n", 0, i) + 1
             return lo, lo + new.count("\n")
     return None
-
-
-def line_for(meta: dict, state: str | None) -> str:
-    """`- Title (type, age[, changed since]): one line`; the note's path only when its file name is not
-    its title (`memory-plugin explain TITLE` finds it either way): the line stays a few tokens."""
-    from ..core.fence import escape_vault_text as esc
-    from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary as summary
-
-    props = meta.get("props") or {}
-    age = age_phrase(props.get("last_validated"), meta.get("updated"), meta.get("created"))
-    marks = ", ".join(x for x in (esc(meta.get("type") or "note"), age, CODE_CHANGED if state == "changed" else "") if x)
-    stem = meta["path"].rsplit("/", 1)[-1][:-3]
-    where = "" if meta["title"] == stem else f"{esc(meta['path'])}; "  # a title the file name is not: its path too
-    head = f"- {esc(meta['title'])} ({where}{marks})"
-    room = LINE_CHARS - len(head) - 2
-    s = summary(meta.get("summary") or "", min(SUMMARY_CHARS, room)) if room > 20 else ""
-    return head + (f": {esc(s)}" if s else "")
-
-
-def note_meta(conn, paths: list[str]) -> dict[str, dict]:
-    import json
-
-    from ..core.sqlutil import rows_in
-
-    out = {}
-    for p, title, dt, typ, summ, created, updated, props, private in rows_in(
-            conn, "SELECT path, title, display_title, type, summary, created, updated, props, private FROM notes"
-                  " WHERE path IN ({in})", paths):
-        try:
-            pr = json.loads(props) if props else {}
-        except ValueError:
-            pr = {}
-        out[p] = {"path": p, "title": dt or title, "type": typ, "summary": summ, "created": created,
-                  "updated": updated, "props": pr if isinstance(pr, dict) else {}, "private": private}
-    return out
 
 
 def _cited(db: str, rel: str, text: str | None) -> bool:
@@ -129,7 +92,7 @@ def respond(cfg, payload: dict, fp: str) -> str:
 
     conn = index.open_index(cfg)
     try:
-        from . import session
+        from . import note_line, session
 
         cache_dir = str(cfg.cache_dir)
         st = session.load_state(cache_dir, payload.get("session_id"), cwd or repo)
@@ -147,12 +110,13 @@ def respond(cfg, payload: dict, fp: str) -> str:
         pick = pick[:MAX_ITEMS]
         if not pick:
             return ""
-        meta = note_meta(conn, [n["path"] for n in pick])
+        meta = note_line.meta(conn, [n["path"] for n in pick])
     finally:
         conn.close()
     from ..core.fence import escape_vault_text as esc
 
-    lines = [line_for(meta[n["path"]], n.get("state")) for n in pick if n["path"] in meta and not meta[n["path"]]["private"]]
+    lines = [note_line.line(meta[n["path"]], n.get("state")) for n in pick
+             if n["path"] in meta and not meta[n["path"]]["private"]]
     if not lines:
         return ""
     st["injected"] = list(st.get("injected") or []) + [n["path"] for n in pick if n["path"] not in st.get("injected", [])]

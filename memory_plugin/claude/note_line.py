@@ -2,8 +2,8 @@
 
 The prompt hook's items use it, in the shape the code hook's lines have (code_hook.line_for), so that
 what reaches Claude in the moment reads the same whichever hook brought it. The note's path is left
-out: `memory-plugin explain TITLE` finds a note by its title, and the line stays a few tokens. A
-pointer is the same line without its summary.
+out when its file name is its title (`memory-plugin explain TITLE` finds a note by its title), so the
+line stays a few tokens. A pointer is the same line without its summary.
 """
 from __future__ import annotations
 
@@ -35,13 +35,15 @@ def line(m: dict, state: str | None, summary: bool = True) -> str:
     "changed since" when `state` is "changed", then, unless `summary` is False (a pointer), as much
     of its summary as LINE_CHARS leaves room for."""
     from ..core.fence import escape_vault_text as esc
-    from ..core.textutil import CODE_CHANGED, age_phrase, one_line
-    from ..outputs.brief import summary as cut
+    from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary as cut, one_line
 
     props = m.get("props") or {}
     age = age_phrase(props.get("last_validated"), m.get("updated"), m.get("created"))
     marks = ", ".join(x for x in (esc(m.get("type") or "note"), age, CODE_CHANGED if state == "changed" else "") if x)
-    head = f"- {esc(one_line(str(m.get('title') or '')))} ({marks})"
+    title = one_line(str(m.get("title") or ""))
+    stem = str(m.get("path") or "").rsplit("/", 1)[-1][:-3]
+    where = "" if title == stem or not m.get("path") else f"{esc(m['path'])}; "  # a title its file name is not
+    head = f"- {esc(title)} ({where}{marks})"
     room = LINE_CHARS - len(head) - 2
     s = cut(m.get("summary") or "", min(SUMMARY_CHARS, room)) if summary and room > 20 else ""
     return head + (f": {esc(s)}" if s else "")

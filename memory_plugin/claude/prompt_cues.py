@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import re
 
+from ..core.textutil import identifier_like
 from ..vault import anchors as A
 
 MAX_FILES = 8            # file cues read from one prompt
@@ -105,7 +106,7 @@ def symbols(prompt: str) -> list[tuple[str | None, str, str]]:
         qual = quals[-1] if quals else None
         if qual and qual[:1].isupper() and name[:1].isalpha():
             add(qual, name, "symbol")  # Context.Clone, Mux.ServeHTTP
-        elif A._identifier(name) and not name.isdigit() and re.search(r"[A-Za-z]", name):
+        elif identifier_like(name) and not name.isdigit() and re.search(r"[A-Za-z]", name):
             add(None, name, "symbol")  # walkXFF, wrapped_receive, RouteHeaders
         elif paren == "(":
             continue                   # r.Use(middleware.Compress(5)): code that calls it
