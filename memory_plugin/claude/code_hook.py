@@ -47,7 +47,7 @@ def _touched(tool: str, ti: dict, text: str) -> tuple[int, int] | None:
 
 def _cited(db: str, rel: str, text: str | None) -> bool:
     """Could any note cite this file? A read-only look at the anchors table: a path of it, or a symbol
-    name that occurs in its text (the word test is a superset of what it defines). Nothing heavier is
+    name that is a word of its text (a superset of what it defines). Nothing heavier is
     imported before this says yes: most files Claude opens are cited by no note."""
     import sqlite3
 
@@ -63,8 +63,12 @@ def _cited(db: str, rel: str, text: str | None) -> bool:
             return True
         if text is None:
             return False
-        return any(name in text for (name,) in conn.execute(
-            "SELECT DISTINCT symbol FROM anchors WHERE symbol IS NOT NULL"))
+        names = {n for (n,) in conn.execute("SELECT DISTINCT symbol FROM anchors WHERE symbol IS NOT NULL")}
+        if not names or not any(n in text for n in names):
+            return False
+        import re
+
+        return not names.isdisjoint(re.findall(r"[A-Za-z_$][\w$]*", text))  # as words, not inside others
     except sqlite3.Error:  # an index of an older schema: the next rebuild makes the table
         return False
     finally:
