@@ -98,7 +98,8 @@ def main() -> None:
     b = median(res["bare"])
     rows = [f"| {k} | {median(x) * 1000:.1f} | {(median(x) - b) * 1000:+.1f} | {median(x) / b:.2f}× |"
             for k, x in res.items()]
-    lines = [f"PostToolUse Read of a repository file, {a.notes:,} generated notes + {CITING} citing this checkout's "
+    lines = ["## PostToolUse on repository files (issue 29)", "",
+             f"PostToolUse Read of a repository file, {a.notes:,} generated notes + {CITING} citing this checkout's "
              f"code; medians of {a.runs} interleaved runs; {machine()}; load {load_avg()}.",
              "`.venv/bin/python bench/bench_code_hook.py --notes 10000 --runs 21`", "",
              "| process | median ms | over bare | ratio |", "|---|---|---|---|", *rows,

@@ -46,7 +46,8 @@ def main() -> None:
         r = json.loads(p.stdout.strip().splitlines()[-1])
         rows.append(f"| {name} | " + " | ".join(frac(r[k]) for k, _ in COLUMNS)
                     + f" | {r['tokens_per_event']} | {r['brief_tokens']} | {len(r['private_leaks'])} |")
-    lines = [f"replay.py through the installed hooks (prompt recall as configured by the set's replay); {machine()}; "
+    lines = ["## Memory in the moment (issue 29)", "",
+             f"replay.py through the installed hooks (prompt recall as configured by the set's replay); {machine()}; "
              f"load {load_avg()}.", "`.venv/bin/python bench/bench_codemem.py --set NAME=SET:REPO ... --write`", "",
              "| set | " + " | ".join(t for _, t in COLUMNS) + " | tokens/event | brief tokens | private leaks |",
              "|---" * (len(COLUMNS) + 4) + "|", *rows, "",
