@@ -51,6 +51,28 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("lists", "deno", None),         # a link inside an item's description
     ("lists", "kubebuilder", None),  # a repository linked from a note that lists no projects
     ("lists", "kubernetes-operator", None),
+    # `projects:` / `project:` properties, any case, a list of links to notes that do not exist or text:
+    # the notes naming a project are its notes; a repository they cite names it too
+    ("properties", "tollgate-api", "Notes/Fix login redirect.md"),
+    ("properties", "TOLLGATE-API", "Notes/Fix login redirect.md"),
+    ("properties", "beacon-worker", "Notes/Sprint review.md"),   # the second value of `Projects:`
+    ("properties", "harbor-cli", "Notes/Cache warmup.md"),       # `project:` as text
+    ("properties", "gateway", "Notes/Webhook retries.md"),       # github acme-corp/gateway, cited by its notes
+    ("properties", "harbor-mirror", "Work/Projects/Harbor/Harbor.md"),  # a projects folder below another
+    ("properties", "sample-controller", None),  # cited by a note of no project (`projects: []`)
+    ("properties", "tasks", None),
+    ("properties", "kubernetes-operator", None),
+    # a Dendron `projects` level below the root; the repositories its notes cite
+    ("hierarchy", "tollgate", "work.projects.tollgate.md"),
+    ("hierarchy", "tollgate-api", "work.projects.tollgate.md"),      # the repository its notes cite most
+    ("hierarchy", "tollgate-cli", "work.projects.tollgate.cli.md"),  # cited by one branch's notes: that branch
+    ("hierarchy", "beacon", "work.projects.beacon.md"),
+    ("hierarchy", "shared-kit", None),   # cited by both projects
+    ("hierarchy", "regex", None),        # cited once in passing
+    ("hierarchy", "oauth", None),        # github.com/login/oauth: the host's page, no repository
+    ("hierarchy", "goal", None),         # the heading both project notes open with
+    ("hierarchy", "sample-controller", None),  # cited by a note of no project
+    ("hierarchy", "kubernetes-operator", None),
 ]
 
 
@@ -98,6 +120,68 @@ def test_a_listed_project_does_not_take_its_list_notes_links(built):
     assert cat["Denoflow"]["hub"] == "projects.md" and cat["Denoflow"]["list"]
     assert "denoflow" in cat["Denoflow"]["keys"]
     assert "Deno" not in cat and "About" not in cat and "Projects" not in cat
+
+
+def test_a_branch_named_by_its_repository_is_briefed_without_the_rest_of_its_project(built, tmp_path):
+    """A working folder named like the repository one branch of a project cites is briefed with that
+    branch (`work.projects.tollgate.cli` and its children, and the notes whose `project:` names it),
+    not with every note of the project."""
+    cwd = tmp_path / "work" / "tollgate-cli"
+    cwd.mkdir(parents=True)
+    sec = project_section(built["hierarchy"][0], cwd)
+    assert "(work.projects.tollgate.cli.flags.md)" in sec, sec
+    assert "(work.projects.tollgate.design.md)" not in sec and "(work.projects.tollgate.md)" not in sec, sec
+    # a note whose `project:` is the branch's name (as `remember` from that folder writes it) is its note
+    assert "(work.decisions.replay-format.md)" in sec, sec
+
+
+def test_the_catalog_reads_each_marking(built):
+    """Which project each marking makes, and by which names: property values (a dangling link, text,
+    the second of a list, a key in capitals), a projects level at any depth of a hierarchy, the
+    repository its notes cite most, a branch's repository; the heading two project notes open with
+    joins nothing."""
+    def cat(name):
+        conn = sqlite3.connect(built[name][1] / "index.sqlite")
+        try:
+            return {p["name"]: p for p in P._catalog(conn)}
+        finally:
+            conn.close()
+
+    conn = sqlite3.connect(built["properties"][1] / "index.sqlite")
+    try:
+        values = P.project_values(conn)[0]
+    finally:
+        conn.close()
+    assert values["Notes/Sprint review.md"] == ["tollgate-api", "beacon-worker"]  # `Projects:`, a list of two
+    assert values["Notes/Cache warmup.md"] == ["harbor-cli"]
+    assert values["Notes/Pull-through cache.md"] == ["harbor-cli"]  # unquoted `[[…]]`: a list in a list to YAML
+    assert "Notes/Reading list.md" not in values  # `projects: []`
+    props = cat("properties")
+    assert props["tollgate-api"]["values"] == ["tollgate-api"] and props["tollgate-api"]["hub"] is None
+    assert "gateway" in props["tollgate-api"]["keys"] and "sample-controller" not in str(props)
+    assert props["beacon-worker"]["values"] == ["beacon-worker"]
+    assert props["harbor-cli"]["values"] == ["harbor-cli"]
+    assert props["Harbor"]["folders"] == ["Work/Projects/Harbor"] and "harbormirror" in props["Harbor"]["keys"]
+    dendron = cat("hierarchy")
+    assert sorted(dendron) == ["beacon", "cli", "tollgate"], sorted(dendron)
+    assert dendron["tollgate"]["prefixes"] == ["work.projects.tollgate."]
+    assert "tollgateapi" in dendron["tollgate"]["keys"] and "regex" not in dendron["tollgate"]["keys"]
+    assert "sharedkit" not in dendron["tollgate"]["keys"] + dendron["beacon"]["keys"]
+    assert dendron["cli"]["keys"] == ["cli", "tollgatecli"] and dendron["cli"]["hub"] == "work.projects.tollgate.cli.md"
+    assert dendron["cli"]["values"] == ["cli"]
+    assert dendron["cli"]["prefixes"] == ["work.projects.tollgate.cli."]
+
+
+@pytest.mark.parametrize("text,repos", [
+    ("see https://github.com/acme/tollgate/issues/17.", [("github.com", "acme", "tollgate")]),
+    ("<https://github.com/acme/TollgateCLI</RepositoryUrl>", [("github.com", "acme", "TollgateCLI")]),
+    ("https://gitlab.com/acme/harbor-mirror/-/issues/1 and https://codeberg.org/a/b.git",
+     [("gitlab.com", "acme", "harbor-mirror"), ("codeberg.org", "a", "b")]),
+    ("https://github.com/login/oauth https://github.com/settings/tokens", []),  # the host's own pages
+    ("https://example.com/acme/tollgate https://github.com/acme", []),
+])
+def test_a_text_cites_repositories_by_their_address_on_a_code_host(text, repos):
+    assert P.cited_repos(text) == repos
 
 
 @pytest.mark.parametrize("title,name,inside", [

@@ -142,6 +142,22 @@ URL_PROPS = ("url", "urls", "github", "gitlab", "source", "homepage", "git", "co
 # Code hosts: their `https://HOST/OWNER/NAME` addresses are repositories. `git@HOST:…`, `ssh://…` and
 # `….git` addresses are repositories on any host.
 CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "git.sr.ht", "gitea.com")
+# The first parts of a code host's addresses that are the host's own pages, not an owner's
+# (`https://github.com/login/oauth`, `https://github.com/orgs/acme/people`, `https://gitlab.com/-/ide`).
+HOST_PAGES = ("login", "logout", "join", "signup", "session", "sessions", "settings", "orgs", "organizations",
+              "features", "marketplace", "topics", "sponsors", "apps", "about", "pricing", "site", "explore",
+              "collections", "search", "notifications", "new", "users", "groups", "trending", "readme",
+              "enterprise", "security", "customer-stories", "contact", "dashboard", "help", "-")
+# Properties naming the note's project(s), in any case, one value or a list, a link (to a note or to
+# none: `projects: ["[[tollgate-api]]"]`) or text (`project: tollgate`).
+PROJECT_PROPS = ("project", "projects")
+# A repository the notes of a project cite (in their text or properties) is one of its names when it
+# is the one they cite most (in the most notes, then the most times; a tie names none), or when at
+# least this many of them cite it. A repository that all its citing notes cite from one branch of the
+# project (a hierarchy child `a.projects.x.cli`, a subfolder `Projects/x/cli/`) names that branch, a
+# project of its own, when at least this many notes there cite it. One mention in one note among
+# others (a dependency, an article) names nothing.
+REPO_NOTES = 2
 # A note that lists projects is named for them in a few words ("Projects", "Active Projects", "Projects
 # Shelf"); a longer title holding the word ("Projects I read about in 2023") is about something else.
 LIST_TITLE_WORDS = 3
@@ -150,6 +166,8 @@ LIST_TITLE_WORDS = 3
 PROJECT_TYPES = ("note", "hub", "project")
 # The names of a folder's own note (`Projects/README.md`, `Projects/foo/index.md`).
 FOLDER_NOTE_NAMES = ("readme", "index", "home")
+# ... as files are named (a folder's note looked up by its path)
+FOLDER_NOTE_FILES = ("README", "readme", "Readme", "index", "Index", "home", "Home")
 # A working folder's name matches inside a longer project title ("PowerShell - PSProfileTools Module")
 # only when it is at least this long (letters and digits): shorter names ("api", "app", "cli", "web")
 # are the generic words titles are made of.
@@ -163,6 +181,12 @@ _PROJECT_CELL = re.compile(r"\|[ \t*_]*projects?[ \t*_]*\|", re.I)  # a table's 
 _REPO_URL = re.compile(r"^https?://(?:www\.)?([^/\s]+)/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#]\S*)?$", re.I)
 _HEAD_PROP = re.compile(r"^\s*(?:-\s+)?([\w-]+)::[ \t]*(.*)$")
 _WIKI = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+# A repository's address on a code host, anywhere in a note's text: HOST, OWNER, NAME (`/issues/3`,
+# `/blob/…` and `.git` after it)
+_CITED_REPO = re.compile(r"https?://(?:www\.)?(" + "|".join(re.escape(h) for h in CODE_HOSTS)
+                         + r")/([\w.~-]+)/([\w.-]+)", re.I)
+# The FTS5 query finding the notes that may cite one: each host as a phrase of its words
+_CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
 _MDLINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
 
 
@@ -280,20 +304,26 @@ def catalog(conn) -> list[dict]:
 def _catalog(conn) -> list[dict]:
     """The vault's projects: [{"name", "title", "keys", "titles", "hub", "list", "values", "folders",
     "prefixes"}], one per project however many names it goes by. A project is known by:
-    - a `project:` value of notes, the target of a `project:` link, a note with a `repo`-like property
-      (`repo`, `repository`; `url`, `github`, `source`… holding a repository's address);
+    - a value of notes' `project:` / `projects:` properties (see project_values; the notes naming it
+      are its notes, a note of that name need not exist), the note such a link points to, a note
+      with a `repo`-like property (`repo`, `repository`; `url`, `github`, `source`… holding a
+      repository's address);
     - a note the vault marks as one: a kind property or tag naming the project category (`type:
       project`, `categories: [[Projects]]`, `tags: project`, `#Type/Project`, Logseq `type:: project`);
       a note directly in a projects folder (`Projects/`, `1 Projects/`, `02 - PROJECTS/`, at any
-      depth); a subfolder of one (its folder note is its note); a Dendron `project.foo` hierarchy;
+      depth); a subfolder of one (its folder note is its note); a Dendron hierarchy level named for
+      projects at any depth (`project.foo`, `work.projects.foo`: project `foo`, its notes `….foo.*`);
     - an item of a note that lists projects (`Projects`, `Active Projects`; see is_list_title): the
       first link of each list item or table row, to a note, or to a web address (then the list note
       is that project's note, and a repository's address names it); a note linked in the `Project`
       column of any note's table.
-    `name` is the `project` value most notes use (what query ranks by), else the project folder, else
-    its note's title; `keys` are all its names in `key` form; `titles` the names a working folder's
-    name may match a part of (see detect): the titles of the notes the vault marks as projects.
-    `hub` is its note, `list` true when that note lists other projects too."""
+    A project also goes by the repositories its notes cite (see _cited), and a branch of one whose
+    notes cite a repository of their own is a project too.
+    `name` is the `project` value most notes use, else the project folder, else the hierarchy level,
+    else its note's title; `keys` are all its names in `key` form; `titles` the names a working
+    folder's name may match a part of (see detect): the titles of the notes the vault marks as
+    projects and the names `project:` properties give. `hub` is its note, `list` true when that note
+    lists other projects too."""
     parent: list[int] = []
     ents: list[dict] = []
     by_key: dict[str, int] = {}
@@ -304,12 +334,15 @@ def _catalog(conn) -> list[dict]:
             i = parent[i]
         return i
 
-    def add(names: list[str], **info) -> None:
+    def add(names: list[str], weak: list[str] = (), **info) -> None:
+        """A project by `names`: entries sharing a name are one project. `weak` names (the heading a
+        note opens with: "Description", "Goal") are names of this entry only, never a reason to join
+        two."""
         keys = {key(n) for n in names if isinstance(n, str) and key(n)}
         if not keys:
             return
         i = len(ents)
-        ents.append({"keys": keys, **info})
+        ents.append({"keys": keys, "weak": {key(n) for n in weak if isinstance(n, str)} - {""}, **info})
         parent.append(i)
         for k in keys:
             if k in by_key:
@@ -319,12 +352,16 @@ def _catalog(conn) -> list[dict]:
             else:
                 by_key[k] = i
 
-    counts = dict(conn.execute("SELECT project, count(*) FROM notes WHERE project IS NOT NULL AND private = 0 "
-                               "GROUP BY project").fetchall())
-    for value, n in counts.items():
-        add([value], value=value, count=n)
-    linked = {t for (t,) in conn.execute("SELECT DISTINCT target FROM links WHERE prop = 'project' "
-                                         "AND target IS NOT NULL")}
+    values_of, targets = project_values(conn)
+    counts: dict[str, int] = {}
+    for vs in values_of.values():
+        for v in vs:
+            counts[v] = counts.get(v, 0) + 1
+    for value, n in counts.items():  # a link's value goes by its note's name too (`[[Projects/Tollgate]]`)
+        t = targets.get(value)
+        add([value, os.path.splitext(t.rsplit("/", 1)[-1])[0] if t else ""], value=value, count=n,
+            titles=[value.rsplit("/", 1)[-1]])
+    linked = set(targets.values())
     # one pass over the notes that may be projects or list them: their path, title, properties or
     # tags say "project" (or an abbreviation of it), a property may hold a repository, a `project:`
     # link points to them
@@ -334,19 +371,29 @@ def _catalog(conn) -> list[dict]:
              OR display_title LIKE '%proj%' OR props LIKE '%proj%' OR props LIKE '%prj%' OR tags LIKE '%proj%'
              OR tags LIKE '%prj%' OR props LIKE '%"repo%' OR props LIKE '%://%'
              OR props LIKE '%git@%'
-             OR path IN (SELECT target FROM links WHERE prop = 'project' AND target IS NOT NULL))""").fetchall()
+             OR path IN (SELECT target FROM links WHERE prop IN ('project', 'projects') AND target IS NOT NULL))""").fetchall()
     noted: set[str] = set()
     lists: list[str] = []
     dendron: dict[str, dict] = {}
     for path, folder, title, display, ntype, aliases, tags, props in rows:
         p = _json_obj(props)
         title, display = title or "", display or title or ""
-        names = [title, display] + _json_list(aliases) + _as_list(p.get("aliases", p.get("alias")))
+        names = [title, display] + _as_list(p.get("aliases", p.get("alias")))
+        weak = _json_list(aliases)  # with the opening H1 (vault.dialect): no reason to join two projects
         repos = [r for k in REPO_PROPS for r in map(repo_name, _as_list(p.get(k))) if r]
         repos += [r for k in URL_PROPS for r in map(repo_url, _as_list(p.get(k))) if r]
         if path in linked or repos:
             noted.add(path)
-            add(names + repos, hub=path, hub_title=display, prio=0)
+            add(names + repos, weak, hub=path, hub_title=display, prio=0)
+        stem = path.rsplit("/", 1)[-1][:-3]
+        segs = stem.split(".")
+        at = next((j for j in range(len(segs) - 1) if segs[j + 1] and bare(segs[j]) in PROJECT_WORDS), None)
+        if at is not None:  # Dendron: a level named for projects, at any depth: project.foo[.bar], a.projects.foo
+            pre = (folder + "/" if folder else "") + ".".join(segs[:at + 2]) + "."
+            d = dendron.setdefault(pre, {"name": segs[at + 1], "hub": None})
+            if len(segs) == at + 2:
+                d["hub"] = (path, display, names + repos, weak)
+            continue
         if names_projects(title) or names_projects(display):  # the projects' list or category
             if is_list_title(title) or is_list_title(display):
                 lists.append(path)
@@ -354,7 +401,6 @@ def _catalog(conn) -> list[dict]:
         # properties only: a `#projects` written in the text mentions them, it marks no note
         own = any(says_project(p.get(k)) for k in KIND_PROPS)
         parts = folder.split("/") if folder else []
-        stem = path.rsplit("/", 1)[-1][:-3]
         if parts and is_projects_folder(parts[-1]) and bare(stem) not in FOLDER_NOTE_NAMES \
                 and ntype in PROJECT_TYPES:
             own = True  # directly in a projects folder
@@ -363,26 +409,19 @@ def _catalog(conn) -> list[dict]:
                 sub = "/".join(parts[: i + 2])
                 add([parts[i + 1]], folder=sub, titles=[parts[i + 1]])
                 if folder == sub and key(stem) == key(parts[i + 1]):
-                    add([parts[i + 1]] + names, hub=path, hub_title=display, prio=0)
+                    add([parts[i + 1]] + names, weak, hub=path, hub_title=display, prio=0)
                 elif folder == sub and bare(stem) in FOLDER_NOTE_NAMES:
                     add([parts[i + 1]], hub=path, hub_title=parts[i + 1], prio=1)
                 break
-        segs = stem.split(".")
-        if len(segs) >= 2 and segs[1] and bare(segs[0]) in PROJECT_WORDS:  # Dendron: project.foo[.bar]
-            pre = (folder + "/" if folder else "") + segs[0] + "." + segs[1] + "."
-            d = dendron.setdefault(pre, {"name": segs[1], "hub": None})
-            if len(segs) == 2:
-                d["hub"] = (path, display, names + repos)
-            continue
         if own:
-            add(names + repos, hub=path, hub_title=display, prio=0, titles=[title, display])
+            add(names + repos, weak, hub=path, hub_title=display, prio=0, titles=[title, display])
     for pre, d in dendron.items():
         if d["hub"]:
-            path, display, names = d["hub"]
-            add([d["name"]] + names, hub=path, hub_title=display, prio=0, prefix=pre,
+            path, display, names, weak = d["hub"]
+            add([d["name"]] + names, weak, hub=path, hub_title=display, prio=0, prefix=pre, level=d["name"],
                 titles=[d["name"], display])
         else:
-            add([d["name"]], prefix=pre, titles=[d["name"]], hub_title=d["name"])
+            add([d["name"]], prefix=pre, level=d["name"], titles=[d["name"]], hub_title=d["name"])
     _text_marked(conn, add)
     for path in lists:
         _listed(conn, path, add)
@@ -401,14 +440,194 @@ def _catalog(conn) -> list[dict]:
         prefixes = sorted({e["prefix"] for e in members if "prefix" in e})
         hub = min((e for e in members if e.get("hub")), key=lambda e: e["prio"], default=None)
         title = hub["hub_title"] if hub else next((e["hub_title"] for e in members if e.get("hub_title")), None)
-        name = values[0][1] if values else (folders[0].rsplit("/", 1)[-1] if folders else title)
+        levels = sorted(e["level"] for e in members if "level" in e)
+        name = values[0][1] if values else folders[0].rsplit("/", 1)[-1] if folders else \
+            levels[0] if levels else title
         titles = sorted({t for e in members for t in e.get("titles", ()) if t})
         out.append({"name": name, "title": title or name,
-                    "keys": sorted(set().union(*(e["keys"] for e in members))),
+                    "keys": sorted(set().union(*(e["keys"] | e["weak"] for e in members))),
                     "titles": titles, "words": [name_words(t) for t in titles],
                     "hub": hub["hub"] if hub else None, "list": bool(hub and hub.get("list")),
                     "values": [v for _, v in values], "folders": folders, "prefixes": prefixes})
+    _cited(conn, out, values_of)
     return sorted(out, key=lambda p: key(p["name"]))
+
+
+def project_values(conn) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """What each note's `project:` / `projects:` properties (any case, one value or a list) name, by
+    path, in the order written: a text value as written, a link's target as the index read it (in the
+    app's order of target and label; the note it names may not exist). And the note each linked value
+    is, when it exists: {value: path}."""
+    values: dict[str, list[str]] = {}
+    linking: list[str] = []
+    for path, props in conn.execute("SELECT path, props FROM notes WHERE private = 0 AND props LIKE '%proj%'"):
+        p = _json_obj(props)
+        got = [v.strip() for k in PROJECT_PROPS for v in _flat(p.get(k))]
+        if any("[[" in v for v in got):
+            linking.append(path)
+        got = [v for v in got if v and "[[" not in v]
+        if got:
+            values[path] = got
+    targets: dict[str, str] = {}
+    for i in range(0, len(linking), 500):
+        chunk = linking[i:i + 500]
+        for src, linkpath, target in conn.execute(
+                f"SELECT src, linkpath, target FROM links WHERE src IN ({','.join('?' * len(chunk))}) "
+                f"AND kind = 'property' AND prop IN ({','.join('?' * len(PROJECT_PROPS))}) ORDER BY src, rowid",
+                (*chunk, *PROJECT_PROPS)):
+            if linkpath.strip():
+                values.setdefault(src, []).append(linkpath.strip())
+                if target:
+                    targets.setdefault(linkpath.strip(), target)
+    return {k: list(dict.fromkeys(v)) for k, v in values.items()}, targets
+
+
+def _flat(v) -> list[str]:
+    """A property's text values, however nested (`projects: [[tollgate]]` unquoted is a list in a list
+    to YAML: the text `tollgate`)."""
+    out, stack = [], [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, list):
+            stack.extend(reversed(x))
+    return out
+
+
+def cited_repos(text: str) -> list[tuple[str, str, str]]:
+    """The repositories a text cites by their address on a code host (CODE_HOSTS), once per mention:
+    (host, owner, name); `https://github.com/acme/tollgate/issues/17` -> (github.com, acme, tollgate). The
+    host's own pages (HOST_PAGES: `github.com/login/oauth`) are none."""
+    out = []
+    for m in _CITED_REPO.finditer(text or ""):
+        owner, name = m.group(2), m.group(3).rstrip(".")
+        if name.lower().endswith(".git"):
+            name = name[:-4]
+        if name and owner.lower() not in HOST_PAGES:
+            out.append((m.group(1).lower(), owner, name))
+    return out
+
+
+def _cited(conn, projects: list[dict], values_of: dict[str, list[str]]) -> None:
+    """The repositories the notes of each project cite, as the project's names (catalog entries
+    changed in place, sub-projects appended; see REPO_NOTES): a project's notes are its note, the notes
+    under its folders and hierarchy prefixes, and the notes whose `project:` names it; a list of
+    projects cites every project's repository, so it counts for none. A repository that several
+    projects cite, or that is another project's name, names none of them."""
+    own: dict[str, list[int]] = {}
+    bases: dict[str, list[tuple[int, str, str]]] = {}  # lower-cased prefix -> (project, prefix, separator)
+    by_value: dict[str, list[int]] = {}
+    for i, p in enumerate(projects):
+        if p["list"]:
+            continue
+        if p["hub"]:
+            own.setdefault(p["hub"], []).append(i)
+        for pre in p["prefixes"]:
+            bases.setdefault(pre.lower(), []).append((i, pre, "."))
+        for f in p["folders"]:
+            bases.setdefault(f.lower() + "/", []).append((i, f + "/", "/"))
+        for v in p["values"]:
+            by_value.setdefault(v.lower(), []).append(i)
+    if not (own or bases or by_value):
+        return
+    members: dict[int, dict[int, tuple]] = {}  # note rowid -> {project: where in it}
+    for rowid, path in conn.execute(
+            "SELECT f.rowid, n.path FROM fts f JOIN notes n ON n.id = f.rowid "
+            "WHERE fts MATCH ? AND n.private = 0 AND n.type != 'journal'", (_CITED_MATCH,)):
+        where: dict[int, tuple] = {i: () for i in own.get(path, ())}
+        for v in values_of.get(path, ()):
+            for i in by_value.get(v.lower(), ()):
+                where.setdefault(i, ())
+        stem = path[:-3] if path.lower().endswith(".md") else path
+        low = stem.lower()
+        for i, _, _ in bases.get(low + ".", []) + bases.get(low + "/", []):
+            where.setdefault(i, ())  # the note of a hierarchy (`a.projects.x.md`) or folder
+        for j, ch in enumerate(low):
+            if ch in "/." and low[:j + 1] in bases:
+                for i, base, sep in bases[low[:j + 1]]:
+                    where.setdefault(i, (base, sep, tuple(stem[len(base):].split(sep))))
+        if where:
+            members[rowid] = where
+    stats: dict[int, dict[tuple, list]] = {}  # project -> repository -> [notes, mentions, where]
+    ids = sorted(members)
+    for k in range(0, len(ids), 500):
+        chunk = ids[k:k + 500]
+        for rowid, body, props in conn.execute(
+                f"SELECT rowid, body, props FROM fts WHERE rowid IN ({','.join('?' * len(chunk))})", chunk):
+            cited = cited_repos((body or "") + "\n" + (props or ""))
+            for i, where in members[rowid].items():
+                for host, owner, name in cited:
+                    st = stats.setdefault(i, {}).setdefault((host, owner.lower(), name), [set(), 0, []])
+                    if rowid not in st[0]:
+                        st[0].add(rowid)
+                        st[2].append(where)
+                    st[1] += 1
+    claims: dict[str, list[tuple[int, tuple]]] = {}
+    for i, st in stats.items():
+        ranked = sorted(st.items(), key=lambda kv: (-len(kv[1][0]), -kv[1][1]))
+        score = [(len(v[0]), v[1]) for _, v in ranked[:2]]
+        top = ranked[0][0] if len(score) == 1 or score[0] != score[1] else None
+        for repo, (notes, _, wheres) in ranked:
+            if repo != top and len(notes) < REPO_NOTES:
+                continue
+            node = () if repo == top else _common(wheres)
+            claims.setdefault(key(repo[2]), []).append((i, node))
+    named = {k: i for i, p in enumerate(projects) for k in p["keys"]}
+    # projects only `project:` values name: a branch of that name is theirs (`remember` from a
+    # branch's folder writes its name)
+    bare_values = {j for j, p in enumerate(projects) if not (p["hub"] or p["folders"] or p["prefixes"] or p["list"])}
+    subs: dict[tuple, set[str]] = {}
+    for k, cl in claims.items():
+        if not k or len({i for i, _ in cl}) > 1:
+            continue
+        i, nodes = cl[0][0], {n for _, n in cl}
+        node = nodes.pop() if len(nodes) == 1 else ()
+        j = named.get(k, i)
+        if node and k not in projects[i]["keys"] and (j == i or j in bare_values):
+            subs.setdefault((i, node), set()).add(k)  # (a branch citing the project's own name is the project)
+        elif j == i and k not in projects[i]["keys"]:
+            projects[i]["keys"] = sorted(projects[i]["keys"] + [k])
+    for (i, (base, sep, parts)), keys in sorted(subs.items()):
+        b = _branch(conn, base, sep, parts, keys)
+        into = next((named[k] for k in [key(b["name"]), *sorted(keys)] if named.get(k) in bare_values), None)
+        if into is None:
+            projects.append(b)
+        else:
+            p = projects[into]
+            p.update(hub=b["hub"], title=b["title"], folders=b["folders"], prefixes=b["prefixes"],
+                     keys=sorted(set(p["keys"]) | keys))
+
+
+def _common(wheres: list[tuple]) -> tuple:
+    """The branch of a project all of `wheres` lie in: (base, separator, its parts), or () for the
+    project itself (a note of the project's own, notes in different branches, or under different
+    prefixes)."""
+    if any(not w for w in wheres) or len({w[:2] for w in wheres}) > 1:
+        return ()
+    parts = wheres[0][2]
+    for w in wheres[1:]:
+        n = 0
+        while n < min(len(parts), len(w[2])) and parts[n] == w[2][n]:
+            n += 1
+        parts = parts[:n]
+    return (wheres[0][0], wheres[0][1], parts) if parts else ()
+
+
+def _branch(conn, base: str, sep: str, parts: tuple, keys: set[str]) -> dict:
+    """A branch of a project as a project of its own, known by its repositories' names (`keys`; a
+    branch's own name, `cli`, names no project): the hierarchy `base` + parts (its note `….md`) or
+    the folder (its folder note)."""
+    node = base + sep.join(parts)
+    cands = [node + ".md"]
+    if sep == "/":
+        cands += [f"{node}/{parts[-1]}.md"] + [f"{node}/{n}.md" for n in FOLDER_NOTE_FILES]
+    row = conn.execute(f"SELECT path, title, display_title FROM notes WHERE private = 0 AND path IN "
+                       f"({','.join('?' * len(cands))}) ORDER BY length(path) LIMIT 1", cands).fetchone()
+    title = (row[2] or row[1]) if row else parts[-1]
+    return {"name": parts[-1], "title": title, "keys": sorted(keys), "titles": [], "words": [],
+            "hub": row[0] if row else None, "list": False, "values": [],
+            "folders": [node] if sep == "/" else [], "prefixes": [node + "."] if sep == "." else []}
 
 
 def _text_marked(conn, add) -> None:
@@ -471,7 +690,7 @@ def _add_linked(conn, src: str, inner: str, targets: dict, add) -> None:
     n = conn.execute("SELECT title, display_title, type, aliases FROM notes WHERE path = ? AND private = 0",
                      (target,)).fetchone()
     if n and n[2] in PROJECT_TYPES and not names_projects(n[0]) and not names_projects(n[1] or n[0]):
-        add([n[0], n[1]] + _json_list(n[3]), hub=target, hub_title=n[1] or n[0], prio=1)
+        add([n[0], n[1]], _json_list(n[3]), hub=target, hub_title=n[1] or n[0], prio=1)
 
 
 def _listed(conn, path: str, add) -> None:

@@ -44,9 +44,12 @@ def _item(r: dict, succ: dict | None = None) -> dict:
 def _projects_notes(conn, catalog: list[dict]) -> list[list[dict]]:
     """The notes of every project of `catalog`, in one pass over the notes (a vault with hundreds of
     projects would otherwise scan its notes once per project): a note is a project's when its
-    `project:` names it, its path is under one of the project's folders or hierarchy prefixes (which
-    end in `/` or `.`, matched without case as LIKE does), the project's note links to it (unless that
-    note lists other projects too), or it is the project's note."""
+    `project:` or `projects:` names it (see project.project_values), its path is under one of the
+    project's folders or hierarchy prefixes (which end in `/` or `.`, matched without case as LIKE
+    does), the project's note links to it (unless that note lists other projects too), or it is the
+    project's note."""
+    from ..index import project as P
+
     by_value: dict[str, set[int]] = {}
     by_prefix: dict[str, set[int]] = {}
     by_path: dict[str, set[int]] = {}
@@ -68,14 +71,15 @@ def _projects_notes(conn, catalog: list[dict]) -> list[list[dict]]:
                 chunk):
             by_path.setdefault(target, set()).update(link_src[src])
     out: list[list[dict]] = [[] for _ in catalog]
+    values_of = P.project_values(conn)[0] if by_value else {}
     cols = ("path", "display_title", "type", "status", "summary", "hub", "created", "updated", "validated")
     for row in conn.execute("SELECT path, display_title, type, status, summary, hub, created, updated,"
-                            " CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated') END, project"
+                            " CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated') END"
                             " FROM notes WHERE private = 0 AND type != 'journal' ORDER BY hub DESC, path"):
-        path, project = row[0], row[9]
+        path = row[0]
         ids = set(by_path.get(path, ()))
-        if project:
-            ids |= by_value.get(project.lower(), set())
+        for v in values_of.get(path, ()):
+            ids |= by_value.get(v.lower(), set())
         if by_prefix:
             low = path.lower()
             for j, ch in enumerate(low):
