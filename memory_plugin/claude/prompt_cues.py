@@ -20,9 +20,6 @@ from __future__ import annotations
 import os
 import re
 
-from ..core.textutil import identifier_like
-from ..vault import anchors as A
-
 MAX_FILES = 8            # file cues read from one prompt
 MAX_SYMBOLS = 16         # symbol cues
 PHRASE_WORDS = 4         # a message is looked up by runs of this many words ...
@@ -38,13 +35,25 @@ MAX_FILE_NOTES = 2       # a file more notes cite than this is common ground (`p
 WEIGHT = {"lines": 4.0, "message": 3.0, "symbol": 2.0, "call": 1.0, "file": 1.0}
 STRONG = frozenset({"lines", "message", "symbol"})
 
-# a path as notes write one (vault/anchors.py), with an extension, then :10 / :10-20 / #L10 / #L10-L20
-_FILE_RE = re.compile(rf"(?<![\w/.@:-])((?:\.{{0,2}}/)?(?:{A._SEG}/)*{A._SEG}\.[A-Za-z]\w{{0,9}})"
-                      r"(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?(?![\w/])")
-_SYM_RE = re.compile(r"(?<![\w.`/-])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(\((?:\.\.\.|…)?\)|\()?")
 _QUOTED_RES = (re.compile(r"(?<![\w'])'([^'\n]{6,300})'(?![\w'])"), re.compile(r'"([^"\n]{6,300})"'),
                re.compile(r"“([^”\n]{6,300})”"), re.compile(r"`([^`\n]*\s[^`\n]*)`"))
 _LABEL_RE = re.compile(r":\s+(\S.*)$")
+# a prompt that could name a file or a symbol has one of these (a dot in a word, a backtick, a call, a
+# snake_case or camelCase word): the others skip the patterns below and vault/anchors.py's import
+_MAYBE_CODE_RE = re.compile(r"\w\.[A-Za-z]|`|\w\(|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]")
+_RX: dict[str, re.Pattern] = {}
+
+
+def _rx() -> dict[str, re.Pattern]:
+    """The file and symbol patterns, compiled on first use (a path as notes write one, vault/anchors.py,
+    with an extension, then :10 / :10-20 / #L10 / #L10-L20; a dotted name, maybe called)."""
+    if not _RX:
+        from ..vault import anchors as A
+
+        _RX["file"] = re.compile(rf"(?<![\w/.@:-])((?:\.{{0,2}}/)?(?:{A._SEG}/)*{A._SEG}\.[A-Za-z]\w{{0,9}})"
+                                 r"(?::(\d+)(?:[-–](\d+))?|#L(\d+)(?:-L?(\d+))?)?(?![\w/])")
+        _RX["symbol"] = re.compile(r"(?<![\w.`/-])((?:[A-Za-z_]\w*\.)*)([A-Za-z_]\w*)(\((?:\.\.\.|…)?\)|\()?")
+    return _RX
 
 
 def _strip_code_path(p: str) -> str:
@@ -57,7 +66,11 @@ def files(prompt: str, repo: str | None = None) -> list[tuple[str, int | None]]:
     """(path as written, a line named after it or None): the files the prompt names, at most MAX_FILES.
     An absolute path inside `repo` is made relative to it."""
     out: list[tuple[str, int | None]] = []
-    for m in _FILE_RE.finditer(prompt):
+    if not _MAYBE_CODE_RE.search(prompt):
+        return out
+    from ..vault import anchors as A
+
+    for m in _rx()["file"].finditer(prompt):
         raw = m.group(1)
         if raw.startswith("/") and repo:
             try:
@@ -84,6 +97,10 @@ def symbols(prompt: str) -> list[tuple[str | None, str, str]]:
     notes cite a function) or an exported name of a package (`chi.URLParam`, `r.Group`). A call with
     its arguments (`r.Use(middleware.Compress(5))`) is code that uses the function, not a name."""
     out: dict[tuple[str | None, str], str] = {}
+    if not _MAYBE_CODE_RE.search(prompt):
+        return []
+    from ..core.textutil import identifier_like
+    from ..vault import anchors as A
 
     def add(qual, name, strength):
         key = (qual, name)
@@ -98,7 +115,7 @@ def symbols(prompt: str) -> list[tuple[str | None, str, str]]:
             quals = [q for q in sm.group(1).split(".") if q]
             qual = quals[-1] if quals and quals[-1][:1].isupper() else None
             add(qual, sm.group(2), "symbol")
-    for m in _SYM_RE.finditer(prompt):
+    for m in _rx()["symbol"].finditer(prompt):
         if any(a <= m.start() < b for a, b in spans):
             continue
         quals = [q for q in m.group(1).split(".") if q]
@@ -233,8 +250,9 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
         if why not in f["why"]:
             f["why"].append(why)
 
-    named_files = files(prompt, repo)
-    if named_files and conn.execute("SELECT 1 FROM anchors LIMIT 1").fetchone():
+    cites = _MAYBE_CODE_RE.search(prompt) and conn.execute("SELECT 1 FROM anchors LIMIT 1").fetchone()
+    named_files = files(prompt, repo) if cites else []
+    if named_files:
         sql, args = _tails_sql([p for p, _ in named_files])
         by_file: dict[str, set[str]] = {}  # a named file -> the notes citing it
         whole: list[tuple[str, str]] = []
@@ -254,7 +272,7 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
         for p, path in whole:
             if len(by_file[p]) <= MAX_FILE_NOTES:
                 hit(path, "file", p)
-    syms = symbols(prompt)
+    syms = symbols(prompt) if cites else []
     if syms:
         by_name: dict[str, list[tuple[str | None, str]]] = {}
         for q, n, s in syms:

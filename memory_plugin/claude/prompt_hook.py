@@ -291,6 +291,8 @@ def merged(named_items: list[dict], topic: list[dict], max_items: int) -> list[d
 def describe(conn, cfg, items: list[dict], repo: str | None) -> list[dict]:
     """Each item with what its line shows: the note's type, title, summary and dates (`meta`) and,
     when the prompt's repository is known, the state of the code it cites there (`state`)."""
+    if not items:
+        return []
     from . import note_line
 
     meta = note_line.meta(conn, [i["path"] for i in items])
@@ -328,8 +330,6 @@ def compose(items: list[dict], capture_line: str | None, limit: int = MAX_CONTEX
     (note_line.line); one without `meta` (a caller's own) shows its title, path and summary. Every piece
     of vault text goes through fence.escape_vault_text and stays inside the fence. Items that do not
     fit in `limit` are dropped whole (the capture line and the contradicted note always fit)."""
-    from . import note_line
-
     tail = ("\n" + capture_line) if capture_line else ""
     if capture_line and len(capture_line) > limit:
         tail = "\n" + _one_line(capture_line, limit)
@@ -346,6 +346,8 @@ def compose(items: list[dict], capture_line: str | None, limit: int = MAX_CONTEX
             line = (f"- {_one_line(it.get('title'), 70)} ({_one_line(it['path'], 90)}): "
                     f"{_one_line(it.get('summary') or '', SUMMARY_CHARS)}")
         else:
+            from . import note_line
+
             line = note_line.line(meta, it.get("state"), summary=it.get("tier") != "pointer")
         trial = "\n".join([FENCE_OPEN, head, *lines, line, FENCE_CLOSE]) + tail
         if len(trial) > limit:
