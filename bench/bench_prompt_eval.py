@@ -39,6 +39,7 @@ SETS = [("bench/eval/prompts-fixture.yaml", "blind, reported", None),
         ("bench/dev/capture-dev8.yaml", "dev: measured once (P 0.73 R 0.79), then the question-clause and place-word rules set on it", None),
         ("bench/dev/prompts-til.yaml", "dev: recall rule set on it", "til"),
         ("bench/dev/prompts-til2.yaml", "dev: 30 more ordinary prompts, recall rule set on it", "til"),
+        ("bench/dev/prompts-til-code.yaml", "dev: ordinary prompts naming code, the named cues set on it", "til"),
         ("bench/dev/prompts-silverbullet.yaml", "dev: recall rule set on it", "silverbullet"),
         ("bench/dev/prompts-logseq.yaml", "dev: recall rule set on it", "logseq"),
         ("bench/dev/prompts-dvogt23-notes.yaml", "dev, written blind; nothing set on it yet", "dvogt23-notes")]

@@ -81,7 +81,9 @@ def repo_env(tmp_path, cache_dir):
     _note(vault, "Learnings/Limit check raises.md", "type: learning\ncreated: 2025-01-10",
           f"The limit check is `acme/parser.py#L8-L9`: a part over the limit raises\n\n    ValueError: {MESSAGE}\n")
     _note(vault, "Learnings/Helper doubles.md", "type: learning\ncreated: 2025-02-01",
-          "`helper_function()` doubles its input.")
+          "`helper_function()` in `acme/parser.py` doubles its input.")
+    _note(vault, "Learnings/Ruby parse.md", "type: learning\ncreated: 2025-02-01",
+          "In Ruby, `JSON.parse()` takes `symbolize_names: true`.")  # a name alone: no tie to this repository
     _note(vault, "Learnings/Other module is a stub.md", "type: learning\ncreated: 2025-02-01",
           "`acme/other.py` holds one stub.")
     _note(vault, "Learnings/Old parse.md", "type: learning\ncreated: 2023-01-01",
@@ -152,14 +154,23 @@ def test_another_projects_path_and_ordinary_prompts_add_nothing(repo_env):
 
 def test_a_note_whose_cited_code_changed_says_so(repo_env):
     # the note's permalink quotes `return x + x`; the repository's code now reads `return x * 2`
-    got = items(ask(repo_env, "what does acme/parser.py:14 return?"))
+    got = items(ask(repo_env, "what do acme/parser.py:9 and acme/parser.py:14 return?"))
     old = next(l for l in got if l.startswith("- Old parse "))
     assert "the code it cites changed since it was written" in old
     assert [l for l in got if "Limit check raises" in l and "changed since" not in l]  # its lines did not change
 
 
-def test_without_a_repository_the_anchors_still_answer(repo_env, tmp_path):
-    # eval --prompts and a session outside a git checkout: no repository to check the code against
-    r = run_cli("hook", "user-prompt-submit", env=repo_env["env"], timeout=60, input=json.dumps(
-        {"session_id": "n1", "cwd": str(tmp_path), "prompt": "why is `helper_function` slow?"}))
-    assert r.returncode == 0 and "Helper doubles" in r.stdout
+def test_a_name_alone_ties_no_note_to_the_repository(repo_env):
+    # the Ruby note cites `JSON.parse()` and no file of this repository, and belongs to no project
+    assert ask(repo_env, "why does `JSON.parse` throw on this payload?") == ""
+
+
+def test_without_a_repository_files_and_symbols_name_nothing_but_messages_do(repo_env, tmp_path):
+    # eval --prompts and a session outside a git checkout: no repository the files and symbols are of
+    def outside(prompt, session):
+        r = run_cli("hook", "user-prompt-submit", env=repo_env["env"], timeout=60, input=json.dumps(
+            {"session_id": session, "cwd": str(tmp_path), "prompt": prompt}))
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    assert "Helper doubles" not in outside("why is `helper_function` slow in acme/parser.py?", "n1")
+    assert "Limit check raises" in outside(f"it crashed with: ValueError: {MESSAGE}", "n2")

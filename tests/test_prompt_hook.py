@@ -14,12 +14,6 @@ KNOWN_NOTE = "Pitfalls/Flaky tests from shared tmp dirs.md"
 KNOWN_TITLE = "Flaky tests from shared tmp dirs"  # items name a note by its title, as the code hook does
 
 
-@pytest.fixture
-def vault_env(vault_env, tmp_path):
-    """The built fixture vault with prompt recall switched on (it is off by default)."""
-    f = tmp_path / "recall-on.yaml"
-    f.write_text("prompt_recall: true\n")
-    return {**vault_env, "MEMORY_PLUGIN_CONFIG": str(f)}
 
 
 def prompt_hook(payload, env, raw=None):
@@ -274,6 +268,12 @@ def test_compose_stays_within_600_characters_and_drops_whole_items():
     assert "<memory-plugin-recall>" in text and "</memory-plugin-recall>" in text
 
 
+def test_recall_is_on_by_default(vault_env):
+    # no config file: the built fixture vault as a new user has it (bench/RESULTS.md says why it is on)
+    assert "MEMORY_PLUGIN_CONFIG" not in vault_env
+    assert f"- {KNOWN_TITLE} (pitfall, " in context_of(prompt_hook({"session_id": "d1", "prompt": KNOWN}, vault_env))
+
+
 def test_unrelated_prompt_adds_nothing(vault_env):
     for p in ("run the tests", "rename this function to parse_args", "why does this fail?"):
         assert context_of(prompt_hook({"session_id": "u1", "prompt": p}, vault_env)) == "", p
@@ -312,7 +312,7 @@ def test_capture_line_is_added_and_nothing_is_written(vault_env, vault):
 
 def test_off_switches(vault_env, tmp_path):
     cfgfile = tmp_path / "config.yaml"
-    cfgfile.write_text("prompt_capture: false\n")  # prompt_recall is off by default
+    cfgfile.write_text("prompt_capture: false\nprompt_recall: false\n")
     env = {**vault_env, "MEMORY_PLUGIN_CONFIG": str(cfgfile)}
     assert "memory-write" in context_of(prompt_hook({"session_id": "o0", "prompt": CAPTURE_KNOWN}, vault_env))
     assert context_of(prompt_hook({"session_id": "o1", "prompt": CAPTURE_KNOWN}, env)) == ""
@@ -416,6 +416,28 @@ def test_item_rule_lexical_needs_the_first_note_to_stand_out():
     thin = {"cover": ITEM_RULE["lexical_cover"] - 0.05}
     assert not confident(top, [top, near], semantic_on=False, evidence=thin)
     assert not confident(top, [top, near], semantic_on=False)  # no evidence: not confident
+
+
+def test_pointer_rule_needs_the_words_to_single_the_note_out_less_so_for_the_projects_notes():
+    from memory_plugin.claude.prompt_hook import ITEM_RULE, POINTER_RULE, pointed
+
+    unique = 8.0
+    rare = ITEM_RULE["lexical_specific"] * unique * 0.6
+    idf = {"job": (rare, 3), "queue": (rare, 2)}
+    m = POINTER_RULE["margin"]
+    top = _item("a.md", lexical=(1, 20.0), forms=(1, 19.0))
+    near = _item("b.md", lexical=(2, 20.0 / (m + 0.2)), forms=(2, 10.0))
+    close = _item("c.md", lexical=(2, 20.0 / (m - 0.1)), forms=(2, 10.0))
+    between = {"cover": (POINTER_RULE["project_cover"] + POINTER_RULE["cover"]) / 2}
+    assert POINTER_RULE["project_cover"] < between["cover"] < POINTER_RULE["cover"] < ITEM_RULE["lexical_cover"]
+    assert pointed(top, [top, near], {"cover": POINTER_RULE["cover"]}, idf, unique)
+    assert not pointed(top, [top, near], between, idf, unique)  # a note of no project: too little cover
+    assert pointed(top, [top, near], between, idf, unique, mine=lambda: True)  # the session's project's note
+    assert not pointed(top, [top, near], {"cover": POINTER_RULE["project_cover"] - 0.01}, idf, unique,
+                       mine=lambda: True)
+    assert not pointed(top, [top, close], {"cover": 1.0}, idf, unique)  # does not stand out
+    assert not pointed(near, [top, near], {"cover": 1.0}, idf, unique)  # not first
+    assert not pointed(top, [top, near], {"cover": 1.0}, {"job": idf["job"]}, unique)  # one word is not enough
 
 
 def test_item_rule_semantic_needs_the_notes_description_close_to_the_prompt(monkeypatch):

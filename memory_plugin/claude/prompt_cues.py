@@ -2,13 +2,15 @@
 
 A prompt can name three things a note is tied to by construction:
 - a repository file: `middleware/timeout.go`, `timeout.go:39`, `ci.yml` (a path with a folder, or a
-  name with a source or text file's extension; a line after it); matched against the files notes cite
-  (the `anchors` table), either written as a tail of the other (`routing.py` ~ `starlette/routing.py`);
+  name with a source or text file's extension; a line after it) that the repository has; matched
+  against the files notes cite (the `anchors` table), either written as a tail of the other
+  (`routing.py` ~ `starlette/routing.py`);
 - a symbol: `` `wrapped_receive` ``, `Mux.ServeHTTP`, `Mount()`, `walkXFF`; matched against the
-  symbols notes cite (`Class.method()`, `function()`);
+  symbols notes cite (`Class.method()`, `function()`), of a note tied to the repository (it cites one
+  of its files or belongs to the session's project);
 - an error message: the text after a label (`panic: ...`, `KeyError: ...`, "fails with: ..."), a
   quoted message, or a pasted line after the first; matched by phrase (FTS5) against the notes' text:
-  a note that quotes at least MIN_RUN words of it in a row.
+  a note that quotes at least MIN_RUN words of it in a row (with or without a repository).
 How strong each cue is decides how much of the note the hook shows (prompt_hook.py): a line range that
 holds the line named, a quoted message, a backticked, qualified or compound symbol are strong; a file,
 a call of a plain word (`Group(`), `pkg.Name` are weaker (a pointer).
@@ -234,6 +236,27 @@ def _quoted(conn, texts: list[str]) -> dict[str, int]:
     return {p: n for p, n in best.items() if n >= RUN_SHARE * top}
 
 
+def belongs(conn, path: str, project: str | None) -> bool:
+    """Does the note belong to `project` (query's rule: its `project` property, a folder of that name,
+    or the project's hub)?"""
+    from ..core import textutil as T
+    from ..search import query as Q
+
+    row = Q._fetch_rows(conn, [path]).get(path) if project else None
+    return bool(row) and Q._in_project(row, T.fold(project))
+
+
+def _tied(conn, paths: list[str], repo: str, project: str | None) -> set[str]:
+    """The notes among `paths` tied to this repository: they cite one of its files, or belong to the
+    project the session works in. A name alone is not (`JSON.parse` in a note about Ruby is not this
+    JavaScript repository's)."""
+    from ..core.sqlutil import rows_in
+
+    out = {p for p, f in rows_in(conn, "SELECT path, file FROM anchors WHERE file IS NOT NULL AND path IN ({in})",
+                                 paths) if os.path.isfile(os.path.join(repo, f))}
+    return out | {p for p in paths if p not in out and belongs(conn, p, project)}
+
+
 def cited(conn, prompt: str, repo: str | None = None, project: str | None = None) -> list[dict]:
     """The notes the prompt names by a file, a symbol or a message they cite or quote, strongest
     first: [{path, weight, strong, why}]. Private notes, journal notes and notes of another project
@@ -250,7 +273,8 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
         if why not in f["why"]:
             f["why"].append(why)
 
-    cites = _MAYBE_CODE_RE.search(prompt) and conn.execute("SELECT 1 FROM anchors LIMIT 1").fetchone()
+    # files and symbols are a repository's: without one (no git checkout; eval --prompts) only messages
+    cites = repo and _MAYBE_CODE_RE.search(prompt) and conn.execute("SELECT 1 FROM anchors LIMIT 1").fetchone()
     named_files = files(prompt, repo) if cites else []
     if named_files:
         sql, args = _tails_sql([p for p, _ in named_files])
@@ -261,7 +285,7 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
             for p, line in named_files:
                 if not _meets(a["file"], p):
                     continue
-                if repo and not any(os.path.isfile(os.path.join(repo, f)) for f in (a["file"], p)):
+                if not any(os.path.isfile(os.path.join(repo, f)) for f in (a["file"], p)):
                     continue  # a path that is no file of this repository (`application/json`, another project's)
                 inside = line is not None and a["kind"] == "lines" and a["line1"] <= line <= (a["line2"] or a["line1"])
                 by_file.setdefault(p, set()).add(a["path"])
@@ -277,14 +301,18 @@ def cited(conn, prompt: str, repo: str | None = None, project: str | None = None
         by_name: dict[str, list[tuple[str | None, str]]] = {}
         for q, n, s in syms:
             by_name.setdefault(n, []).append((q, s))
+        named_syms: list[tuple[str, str, str]] = []  # (note, strength, symbol as the note wrote it)
         for r in rows_in(conn, f"SELECT {ANCHOR_COLS} FROM anchors a WHERE a.kind = 'symbol' AND a.symbol IN ({{in}})",
                          list(by_name)):
             a = _row(r)
             for q, s in by_name[a["symbol"]]:
                 if q and a["qual"] and q != a["qual"]:
                     continue
-                shown = ".".join(x for x in (a["qual"], a["symbol"]) if x)
-                hit(a["path"], s, shown)
+                named_syms.append((a["path"], s, ".".join(x for x in (a["qual"], a["symbol"]) if x)))
+        tied = _tied(conn, sorted({n for n, _, _ in named_syms}), repo, project)
+        for path, strength, shown in named_syms:
+            if path in tied:
+                hit(path, strength, shown)
     msgs = messages(prompt)
     if msgs:
         for path, run in _quoted(conn, msgs).items():

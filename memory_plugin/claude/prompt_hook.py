@@ -137,14 +137,15 @@ def agreed(item: dict, items: list[dict], semantic_on: bool, evidence: dict | No
 
 
 def pointed(item: dict, items: list[dict], evidence: dict | None, idf: dict[str, tuple[float, int]],
-            unique: float, mine: bool = False) -> bool:
-    """Do the words alone single out `item` well enough for a pointer (POINTER_RULE)? `mine`: the note
-    belongs to the session's project."""
+            unique: float, mine=lambda: False) -> bool:
+    """Do the words alone single out `item` well enough for a pointer (POINTER_RULE)? `mine()`: does the
+    note belong to the session's project (asked only when it decides)?"""
     found = item.get("found") or {}
     rank = lambda k: found[k][0] if k in found else 10**9  # noqa: E731
     if not (rank("names") == 1 or (rank("lexical") == 1 and rank("forms") == 1)):
         return False
-    if (evidence or {}).get("cover", 0.0) < POINTER_RULE["project_cover" if mine else "cover"]:
+    cover = (evidence or {}).get("cover", 0.0)
+    if cover < POINTER_RULE["project_cover"] or (cover < POINTER_RULE["cover"] and not mine()):
         return False
     if not specific(item.get("matched") or (), idf, unique, semantic_on=False):
         return False
@@ -152,15 +153,6 @@ def pointed(item: dict, items: list[dict], evidence: dict | None, idf: dict[str,
     second = max((o["found"]["lexical"][1] for o in items if o is not item and "lexical" in (o.get("found") or {})),
                  default=0.0)
     return second <= 0 or top >= POINTER_RULE["margin"] * second
-
-
-def _mine(conn, path: str, project: str | None) -> bool:
-    """Does the note belong to `project` (query's rule: its property, a folder, the project's hub)?"""
-    from ..core import textutil as T
-    from ..search import query as Q
-
-    row = Q._fetch_rows(conn, [path]).get(path) if project else None
-    return bool(row) and Q._in_project(row, T.fold(project))
 
 
 def described(cfg, prompt: str, item: dict) -> bool:
@@ -210,6 +202,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
     each with its `tier`: "line" (ITEM_RULE) or "pointer" (POINTER_RULE). `notices` collects query's
     one-line notice (semantic search configured but unavailable: lexical)."""
     from ..search import query as Q
+    from . import prompt_cues
 
     if max_items <= 0 or not prompt.strip():
         return []
@@ -234,7 +227,7 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
         if (agreed(it, res["items"], semantic_on, ev) and specific(it.get("matched") or (), idf, unique, semantic_on)
                 and (not semantic_on or described(cfg, prompt, it))):
             out.append({**it, "tier": "line"})
-        elif pointed(it, res["items"], ev, idf, unique, _mine(conn, it["path"], project)):
+        elif pointed(it, res["items"], ev, idf, unique, lambda: prompt_cues.belongs(conn, it["path"], project)):
             out.append({**it, "tier": "pointer"})
         if len(out) >= max_items:
             break
