@@ -60,6 +60,19 @@ def test_messages_a_prompt_may_quote():
     assert C.messages("what's the problem? it's 'x'") == []  # apostrophes are no quotes; too short
 
 
+def test_a_message_quoted_with_another_value_is_not_the_notes():
+    from memory_plugin.core.textutil import STOPWORDS, words
+
+    note = words("we hit `TypeError: Cannot read properties of undefined (reading 'mode')` error twice")
+    # the same template with another property at its end: not the note's message
+    assert C._longest_run(words("TypeError: Cannot read properties of undefined (reading 'map')"), note, STOPWORDS) == 0
+    # the note's message, whole or inside prose: its run
+    assert C._longest_run(words("TypeError: Cannot read properties of undefined (reading 'mode')"), note, STOPWORDS) == 8
+    got = words("TypeError: Cannot read properties of undefined (reading 'mode') when I save the form twice")
+    assert C._longest_run(got, note, STOPWORDS) == 8
+    assert C._longest_run(words("it is not in the list"), words("it is not in the list"), STOPWORDS) == 0  # stop words
+
+
 def _note(vault: Path, rel: str, props: str, body: str) -> None:
     p = vault / rel
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,8 @@ MAX_CANDIDATES = 50      # notes whose text is read for the exact run
 MIN_RUN = 6              # words in a row a note must share with a message to quote it
 MIN_RUN_CONTENT = 2      # ... of which at least this many are no stop words ("it is not in the")
 RUN_SHARE = 0.6          # a note quoting a message quotes at least this share of the longest run found
+SLOT_WORDS = 2           # a run stopping this few words before the message's end, where the note goes on
+                         # with other words, is the message with another value (another key, property)
 MAX_FILE_NOTES = 2       # a file more notes cite than this is common ground (`package.json`): naming it
                          # singles out none of them, unless the line named lies in a range one cites
 # weights of the evidence, to order the notes found (the strongest first)
@@ -175,7 +177,9 @@ def _meets(anchor_file: str, named: str) -> bool:
 
 def _longest_run(ws: list[str], note: list[str], stop: frozenset) -> int:
     """The longest run of consecutive words of `ws` that `note` has in a row, among the runs holding
-    at least MIN_RUN_CONTENT words that are no stop words ("it is not in the" is in any text)."""
+    at least MIN_RUN_CONTENT words that are no stop words ("it is not in the" is in any text) and not
+    ending 1 to SLOT_WORDS words before the message does (the same message with another value in it:
+    "Cannot read properties of undefined (reading 'map')" is not the note's "(reading 'mode')")."""
     at: dict[str, list[int]] = {}
     for i, w in enumerate(note):
         at.setdefault(w, []).append(i)
@@ -186,8 +190,12 @@ def _longest_run(ws: list[str], note: list[str], stop: frozenset) -> int:
     prev: dict[int, int] = {}  # position in the note -> length of the run ending there
     for k, w in enumerate(ws):
         cur = {j: prev.get(j - 1, 0) + 1 for j in at.get(w, ())}
-        for n in cur.values():
-            if n > best and content[k + 1] - content[k + 1 - n] >= MIN_RUN_CONTENT:
+        slot = 0 < len(ws) - (k + 1) <= SLOT_WORDS
+        for j, n in cur.items():
+            goes_on = k + 1 < len(ws) and j + 1 < len(note)
+            if goes_on and note[j + 1] == ws[k + 1]:
+                continue  # not the run's end: judged there
+            if n > best and content[k + 1] - content[k + 1 - n] >= MIN_RUN_CONTENT and not (slot and goes_on):
                 best = n
         prev = cur
     return best
