@@ -9,7 +9,8 @@ as reference data like the brief:
   plain word called) a pointer;
 - else its topic: the product's retrieval on the prompt's head (RECALL_CHARS). The note the
   retrievers agree on with strong evidence (ITEM_RULE; semantic on: its own description is close to
-  the prompt too) gets its line; a note that only stands out in the words (POINTER_RULE) a pointer.
+  the prompt too) gets its line; without the semantic extra, a note that only stands out in the
+  words (POINTER_RULE) gets a pointer.
 A line is the note's title, type, age and one line of summary, as the code hook writes it
 (note_line.py); a pointer stops before the summary, a few tokens. Either says "changed since"
 when the code the note cites has changed in the prompt's repository (the working folder's git
@@ -101,15 +102,19 @@ ITEM_RULE = {
     "lexical_specific": 2.5,  # ... lexical only (no second retriever to agree)
 }
 WORD_RETRIEVERS = tuple(r.name for r in R.RETRIEVERS if r.words)
-# A pointer (a title, no summary) for a topic: the note the words agree on, in either mode: first for
-# the exact words and for their forms (or named in the prompt), standing out from the next note (its
-# BM25 `margin` times the next one's), its words as specific as ITEM_RULE's lexical bound, and holding
-# `cover` of the prompt's idf mass (ITEM_RULE's lexical rule with a lower cover); a note of the
-# project the session works in needs `project_cover` only (in a repository, the project's notes are
-# what its prompts are about). Set on bench/dev/codemem/chi and the dev prompt sets (til, til2,
-# silverbullet, logseq, dvogt23-notes; lexical): cover 0.55 or 0.6 for every note gives 6 of 12 and
-# 3 of 6 pointers right and puts 5 and 2 ordinary prompts of the docs vaults over an injection
-# (silverbullet, logseq); 0.65 1 of 1 and none; margin 2.0 loses chi's Go-release prompt (1.83).
+# A pointer (a title, no summary) for a topic, lexical only: the note the words agree on, first for the
+# exact words and for their forms (or named in the prompt), standing out from the next note (its BM25
+# `margin` times the next one's), its words as specific as ITEM_RULE's lexical bound, and holding
+# `cover` of the prompt's idf mass (ITEM_RULE's lexical rule with a lower cover); a note of the project
+# the session works in needs `project_cover` only (in a repository, the project's notes are what its
+# prompts are about). Set on bench/dev/codemem/chi and the dev prompt sets (til, til2, silverbullet,
+# logseq, dvogt23-notes; lexical): cover 0.55 or 0.6 for every note gives 6 of 12 and 3 of 6 pointers
+# right and puts 5 and 2 ordinary prompts of the docs vaults over an injection (silverbullet, logseq);
+# 0.65 1 of 1 and none; margin 2.0 loses chi's Go-release prompt (1.83). With the semantic extra the
+# words alone point nowhere: the meaning did not confirm the note (ITEM_RULE's semantic rule said no).
+# Dev, semantic: pointers would add 11 right and 1 wrong; but on the blind prompt sets (aggregate
+# figures, bench/RESULTS.md) they put 2 and 1 more ordinary prompts of quickadd-docs and dwarves-brain
+# over an injection (0.09 -> 0.17 and 0.14), so they are left out.
 POINTER_RULE = {
     "margin": 1.5,
     "cover": 0.65,
@@ -227,7 +232,8 @@ def recall(cfg, conn, prompt: str, exclude: set[str], max_items: int, cwd: str |
         if (agreed(it, res["items"], semantic_on, ev) and specific(it.get("matched") or (), idf, unique, semantic_on)
                 and (not semantic_on or described(cfg, prompt, it))):
             out.append({**it, "tier": "line"})
-        elif pointed(it, res["items"], ev, idf, unique, lambda: prompt_cues.belongs(conn, it["path"], project)):
+        elif not semantic_on and pointed(it, res["items"], ev, idf, unique,
+                                         lambda: prompt_cues.belongs(conn, it["path"], project)):
             out.append({**it, "tier": "pointer"})
         if len(out) >= max_items:
             break
