@@ -45,7 +45,9 @@ SCHEMA: dict[str, tuple[type | tuple, Any]] = {
     # a model name (models cache / `memory-plugin model download`) or a local folder; "off": lexical only
     "embedding_model": (str, "sentence-transformers/all-MiniLM-L6-v2"),
     "code_context": (bool, True),  # PostToolUse on a repository file adds the notes citing it (claude/code_hook.py)
-    "prompt_recall": (bool, False),  # off until its figures hold (bench/RESULTS.md)
+    # on: its figures hold (bench/RESULTS.md, "UserPromptSubmit recall and capture": the blind prompt sets,
+    # and the code-memory sets replayed through the installed hooks)
+    "prompt_recall": (bool, True),
     "prompt_recall_max_items": (int, 3),  # 0..3
     "prompt_capture": (bool, True),
 }

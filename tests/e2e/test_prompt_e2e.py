@@ -55,12 +55,8 @@ def _vault_and_workdir(tmp_path):
 
 
 def test_settings_route_prompt_hook(claude, isolated_home, cache_dir, tmp_path):
-    from memory_plugin.core.config import user_config_path
-
     vault, work = _vault_and_workdir(tmp_path)
-    assert run_cli("install", "--vault", str(vault)).returncode == 0
-    with open(user_config_path(), "a", encoding="utf-8") as f:  # recall is off by default
-        f.write("\nprompt_recall: true\n")
+    assert run_cli("install", "--vault", str(vault)).returncode == 0  # recall is on by default
     assert run_cli("rebuild").returncode == 0
     _three_prompts(claude, isolated_home, work, {"MEMORY_PLUGIN_CACHE_DIR": str(cache_dir)}, cache_dir)
 
@@ -69,9 +65,7 @@ def test_plugin_route_prompt_hook(claude, isolated_home, cache_dir, tmp_path):
     vault, work = _vault_and_workdir(tmp_path)
     assert validate_plugin(ROOT, home=isolated_home, binary=claude).returncode == 0
     install_plugin(ROOT, "memory-plugin", home=isolated_home, binary=claude)
-    on = tmp_path / "recall-on.yaml"
-    on.write_text("prompt_recall: true\n")  # recall is off by default
-    env = {"MEMORY_PLUGIN_CACHE_DIR": str(cache_dir), "MEMORY_PLUGIN_VAULT": str(vault),
-           "MEMORY_PLUGIN_CONFIG": str(on), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env = {"MEMORY_PLUGIN_CACHE_DIR": str(cache_dir), "MEMORY_PLUGIN_VAULT": str(vault),  # recall is on by default
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     assert run_cli("rebuild", env={"MEMORY_PLUGIN_VAULT": str(vault)}).returncode == 0
     _three_prompts(claude, isolated_home, work, env, cache_dir)
