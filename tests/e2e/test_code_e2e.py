@@ -45,7 +45,8 @@ def _setup(tmp_path):
 
 def _read(claude, home, work, env, rel) -> list[dict]:
     with FakeAnthropicAPI([tool_use("Read", {"file_path": str(work / rel)}), text("Read it.")]) as api:
-        r = run_claude_p(f"look at {rel}", home=home, base_url=api.base_url, cwd=work, env=env, binary=claude,
+        # the prompt names no file: prompt recall (on by default) would give the note before the Read
+        r = run_claude_p("look at the module", home=home, base_url=api.base_url, cwd=work, env=env, binary=claude,
                          timeout=180)
         assert r.returncode == 0, r.stdout + r.stderr
         return [q["raw"] for q in api.main_requests]
