@@ -8,32 +8,15 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 import yaml
 
+from codesample import SRC
 from conftest import hash_tree
 from memory_plugin.index import code
 
-SRC = textwrap.dedent('''\
-    import re
-
-
-    class Parser:
-        def __init__(self, limit):
-            self.limit = limit
-
-        def on_part_data(self, data):
-            if len(data) > self.limit:
-                raise ValueError("Part exceeded maximum size")
-            return data
-
-
-    def helper_function(x):
-        return x * 2
-    ''')
 LIMIT_LINES = (9, 10)  # the limit check in SRC
 
 

@@ -3,10 +3,10 @@ PostToolUse hook that brings the notes citing a repository file when Claude read
 import json
 import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
+from codesample import SRC, write_note as _note
 from conftest import run_cli
 from memory_plugin.index import code
 from memory_plugin.vault import anchors as A
@@ -76,29 +76,7 @@ def test_definitions_in_python_go_and_javascript():
 
 # ---------------------------------------------------------------- the hook, as Claude Code runs it
 
-SRC = textwrap.dedent('''\
-    import re
 
-
-    class Parser:
-        def __init__(self, limit):
-            self.limit = limit
-
-        def on_part_data(self, data):
-            if len(data) > self.limit:
-                raise ValueError("Part exceeded maximum size")
-            return data
-
-
-    def helper_function(x):
-        return x * 2
-    ''')
-
-
-def _note(vault: Path, rel: str, props: str, body: str) -> None:
-    p = vault / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(f"---\n{props}\n---\n{body}\n", encoding="utf-8")
 
 
 @pytest.fixture

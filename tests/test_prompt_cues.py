@@ -3,10 +3,10 @@ a note cites or quotes gets that note (claude/prompt_cues.py, claude/prompt_hook
 runs the hook: a whole process, JSON on stdin, a real index and a real git repository."""
 import json
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from codesample import write_note as _note
 from conftest import run_cli
 from memory_plugin.claude import prompt_cues as C
 
@@ -72,11 +72,6 @@ def test_a_message_quoted_with_another_value_is_not_the_notes():
     assert C._longest_run(got, note, STOPWORDS) == 8
     assert C._longest_run(words("it is not in the list"), words("it is not in the list"), STOPWORDS) == 0  # stop words
 
-
-def _note(vault: Path, rel: str, props: str, body: str) -> None:
-    p = vault / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(f"---\n{props}\n---\n{body}\n", encoding="utf-8")
 
 
 @pytest.fixture

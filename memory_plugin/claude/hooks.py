@@ -496,7 +496,9 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
 
     rel = vault_rel(cfg.vault, fp, cfg.exclude) if fp.lower().endswith(".md") else None
     if rel is None:  # a repository file: the notes citing it (code_hook.py); never the vault's own
-        if not cfg.code_context or _in_vault(cfg, fp):
+        from ..core.paths import real_rel
+
+        if not cfg.code_context or real_rel(os.path.realpath(cfg.vault), fp) is not None:  # the vault's own files
             raise _Quiet
         from . import code_hook
 
@@ -528,13 +530,6 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
             refresh_brief(cfg)
     if (stats.get("reindexed") or stats.get("queued")) and _embedding_on(cfg):
         start_worker(cfg, "embed")  # the model is never loaded here: a detached worker embeds the note
-
-
-def _in_vault(cfg, fp: str) -> bool:
-    try:
-        return os.path.commonpath([os.path.realpath(fp), os.path.realpath(cfg.vault)]) == os.path.realpath(cfg.vault)
-    except ValueError:
-        return False
 
 
 def _brief_notes(cfg) -> int:

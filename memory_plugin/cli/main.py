@@ -257,7 +257,7 @@ def _file_notes(c: Ctx, conn, repo: str, rel: str) -> list[dict]:
 
 
 def _file_line(r: dict) -> str:
-    from ..index.code import CHANGED_SINCE
+    from ..core.textutil import CODE_CHANGED as CHANGED_SINCE
 
     state = {"changed": CHANGED_SINCE, "moved": f"moved to {r['where']}", "missing": "the file is gone"
              }.get(r["state"], "")
@@ -280,7 +280,7 @@ def _explain_file(c: Ctx, conn, repo: str, rel: str, as_json: bool) -> None:
 
 def _show_note_code(code_info: dict, path: str) -> None:
     """explain: the code a note cites, each citation with its state in the working folder's repository."""
-    from ..index.code import CHANGED_SINCE
+    from ..core.textutil import CODE_CHANGED as CHANGED_SINCE
 
     if not code_info["anchors"]:
         return

@@ -27,7 +27,6 @@ import re
 import sqlite3
 import time
 
-STATES = ("current", "moved", "changed", "missing", "unknown")
 MAX_CODE_BYTES = 2_000_000   # a bigger file is not read for symbols or fingerprints
 BASE_DB = "code.sqlite"
 # the most specific evidence first: cites these lines > this symbol > this file
@@ -167,19 +166,22 @@ def _brace_end(text: str, start: int, starts: list[int]) -> int:
     return _line_of(starts, n - 1)
 
 
-_DEFS: list = [None, None, None]  # the last (text, path, definitions): citing and judge read one file
+def _per_text(fn):
+    """`fn(text, *args)` remembered for the last `text` object (by identity) and args: one file event
+    asks the same of one file's text for every anchor of every note citing it."""
+    last: list = [None, None, None]
+
+    def remembered(text, *args):
+        if last[0] is not text or last[1] != args:
+            last[:] = [text, args, fn(text, *args)]
+        return last[2]
+    remembered.__doc__ = fn.__doc__
+    return remembered
 
 
+@_per_text
 def definitions(text: str, path: str = "") -> list[Def]:
     """The functions, methods and classes (types) a source file defines, with their line spans."""
-    if _DEFS[0] is text and _DEFS[1] == path:
-        return _DEFS[2]
-    out = _definitions(text, path)
-    _DEFS[:] = [text, path, out]
-    return out
-
-
-def _definitions(text: str, path: str) -> list[Def]:
     starts = _line_starts(text)
     out: list[Def] = []
     if path.endswith((".py", ".pyi", ".pyx")) or (not path.rsplit("/", 1)[-1].count(".") and text.startswith("#!") and "python" in text[:80]):
@@ -256,21 +258,24 @@ def block(file_lines: list[str], l1: int, l2: int) -> list[str]:
     return file_lines[max(l1 - 1, 0):l2]
 
 
-def locate(file_lines: list[str], want: list[str], _memo: dict = {}) -> int | None:
+@_per_text
+def _normalized(file_lines: list[str]) -> tuple[list[int], list[str]]:
+    """(0-based line numbers, texts) of a file's non-blank lines, stripped."""
+    norm = [(i, s.strip()) for i, s in enumerate(file_lines) if s.strip()]
+    return [i for i, _ in norm], [t for _, t in norm]
+
+
+def locate(file_lines: list[str], want: list[str]) -> int | None:
     """The 1-based line where the normalized block `want` starts in the file, or None."""
     want = _norm(want)
     if not want:
         return None
-    key = id(file_lines)
-    if _memo.get("key") != key or _memo.get("ref") is not file_lines:  # one file, many anchors: normalize it once
-        norm = [(i, s.strip()) for i, s in enumerate(file_lines) if s.strip()]
-        _memo.update(key=key, ref=file_lines, norm=norm, texts=[t for _, t in norm])
-    norm, texts = _memo["norm"], _memo["texts"]
+    lines, texts = _normalized(file_lines)
     k = len(want)
     first = want[0]
     for j, s in enumerate(texts):
         if s == first and texts[j:j + k] == want:
-            return norm[j][0] + 1
+            return lines[j] + 1
     return None
 
 
@@ -299,18 +304,27 @@ def open_bases(cache_dir: str) -> sqlite3.Connection:
 def last_states(cache_dir: str, repo: str) -> dict[str, str]:
     """{note: "changed"} for the notes whose cited code in `repo` was last judged changed (the brief's
     source: no code is read at SessionStart). Nothing when no note was ever judged."""
-    db = os.path.join(cache_dir, BASE_DB)
-    if not os.path.exists(db):
+    conn = _read_bases(cache_dir)
+    if conn is None:
         return {}
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
-        try:
-            return {n: "changed" for (n,) in conn.execute(
-                "SELECT DISTINCT note FROM last WHERE repo = ? AND state = 'changed'", (os.path.realpath(repo),))}
-        finally:
-            conn.close()
+        return {n: "changed" for (n,) in conn.execute(
+            "SELECT DISTINCT note FROM last WHERE repo = ? AND state = 'changed'", (os.path.realpath(repo),))}
     except sqlite3.Error:
         return {}
+    finally:
+        conn.close()
+
+
+def _read_bases(cache_dir: str) -> sqlite3.Connection | None:
+    """code.sqlite opened read-only, or None when no note was ever judged (or it cannot be read)."""
+    db = os.path.join(cache_dir, BASE_DB)
+    if not os.path.exists(db):
+        return None
+    try:
+        return sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return None
 
 
 def anchor_key(row: dict) -> str:
@@ -372,23 +386,21 @@ def state_of(row: dict, rel: str, text: str, base: str | None, defs: list[Def] |
     return "changed", where, None
 
 
-_SPLIT: list = [None, None]  # the last text split into lines: judge asks for one file's lines per anchor
-
-
+@_per_text
 def _split(text: str) -> list[str]:
-    if _SPLIT[0] is not text:
-        _SPLIT[0], _SPLIT[1] = text, text.split("\n")
-    return _SPLIT[1]
+    return text.split("\n")
 
 
-_FILE_FP: list = [None, None]
-
-
+@_per_text
 def _file_fp(text: str) -> str:
     """The fingerprint of a whole file (one per file event, however many notes cite it whole)."""
-    if _FILE_FP[0] is not text:
-        _FILE_FP[0], _FILE_FP[1] = text, fingerprint(_split(text))
-    return _FILE_FP[1]
+    return fingerprint(_split(text))
+
+
+def _combine(states: list[str]) -> str:
+    """A note's state from its anchors': changed beats moved; missing only when all are."""
+    return ("changed" if "changed" in states else "moved" if "moved" in states else
+            "missing" if states and all(s == "missing" for s in states) else "current")
 
 
 def _contains(cur: list[str], want: list[str]) -> bool:
@@ -522,8 +534,7 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
                     new.append((repo, n["path"], key, json.dumps(rec), time.time()))
                 states.append(st)
                 where = where or w
-            n["state"] = ("changed" if "changed" in states else "moved" if "moved" in states else
-                          "missing" if states and all(s == "missing" for s in states) else "current")
+            n["state"] = _combine(states)
             n["where"] = where
         now = time.time()
         states_new = [(repo, n["path"], rel, n["state"], now) for n in notes
@@ -531,7 +542,7 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
         if conn is not None and (new or states_new):
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                conn.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", new)
+                conn.executemany(INSERT_BASE, new)
                 conn.executemany("INSERT OR REPLACE INTO last(repo, note, file, state, at) VALUES (?,?,?,?,?)",
                                  states_new)
                 conn.execute("COMMIT")
@@ -568,6 +579,25 @@ def text_as_of(repo: str, rel: str, day: str) -> str | None:
     return _git(repo, "show", f"{sha}:{rel}") if sha else None
 
 
+INSERT_BASE = "INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)"
+
+
+def _note_day(*dates) -> str | None:
+    """The first of a note's dates (last validated, updated, created) that is a YYYY-MM-DD day."""
+    return next((str(x)[:10] for x in dates if x and re.match(r"\d{4}-\d{2}-\d{2}", str(x))), None)
+
+
+def _dated_rows(repo: str, path: str, rel: str, anchors: list[dict], old: str) -> list[tuple]:
+    """Baseline rows of a note's anchors into `rel`, from `old`, the file as of the note's date."""
+    defs = definitions(old, rel)
+    out = []
+    for a in anchors:
+        rec = state_of(a, rel, old, None, defs)[2]
+        if rec is not None:
+            out.append((repo, path, anchor_key(a) + "|" + rel, json.dumps(rec), time.time()))
+    return out
+
+
 def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
     """Record the baselines of every anchor into this repository's files that has none yet (the
     SessionStart worker). Where the repository has history and the note a date (last validated, else
@@ -582,7 +612,7 @@ def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
         d = _row(r[:10])
         if same_project(r[10], project, repo):
             rows.append(d)
-            day = next((str(x)[:10] for x in (r[13], r[12], r[11]) if x and re.match(r"\d{4}-\d{2}-\d{2}", str(x))), None)
+            day = _note_day(r[13], r[12], r[11])
             if day:
                 dates[d["path"]] = day
     by_file: dict[str, dict[str, list[dict]]] = {}
@@ -609,18 +639,13 @@ def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
                 if day not in old_texts:
                     asked += 1
                     old_texts[day] = text_as_of(repo, rel, day)
-                old = old_texts[day]
-                if old is None:
-                    continue
-                for a in anchors:
-                    _, _, rec = state_of(a, rel, old, None, definitions(old, rel))
-                    if rec is not None:
-                        dated.append((repo, path, anchor_key(a) + "|" + rel, json.dumps(rec), time.time()))
+                if old_texts[day] is not None:
+                    dated += _dated_rows(repo, path, rel, anchors, old_texts[day])
             if dated:
                 try:
                     bc = open_bases(cache_dir)
                     try:
-                        bc.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", dated)
+                        bc.executemany(INSERT_BASE, dated)
                     finally:
                         bc.close()
                 except sqlite3.Error:
@@ -684,18 +709,14 @@ def note_states(conn, cache_dir: str | None, repo: str, paths: list[str]) -> dic
             for a in mine:
                 one = {"path": path, "anchors": [a]}
                 judge(cache_dir, repo, rel, text_of(rel) or "", [one], record=False, note_state=False)
-                shown.append({"kind": a["kind"], "file": rel, "lines": [a["line1"], a["line2"]] if a["line1"] else None,
-                              "symbol": ".".join(x for x in (a["qual"], a["symbol"]) if x) or None,
-                              "state": one["state"], "where": one.get("where")})
-        out[path] = {"state": "changed" if "changed" in states else "moved" if "moved" in states else
-                     "missing" if all(s == "missing" for s in states) else "current", "anchors": shown}
+                shown.append(_as_written(a, one["state"], one.get("where")) | {"file": rel})
+        out[path] = {"state": _combine(states), "anchors": shown}
     return out
 
 
 # ---------------------------------------------------------------- the command line's views
 # explain, backlinks, reorganize and query: a note's anchors with their state, the notes citing a file
 
-CHANGED_SINCE = "the code it cites changed since it was written"
 # overall state of a note from its anchors' states, the most telling first
 _NOTE_STATE_ORDER = ("changed", "missing", "moved", "current", "unknown")
 
@@ -731,8 +752,7 @@ def _record_dated(conn, cache_dir: str | None, repo: str, path: str) -> None:
         return
     r = conn.execute("SELECT created, updated, CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated')"
                      " END FROM notes WHERE path = ?", (path,)).fetchone()
-    day = next((str(x)[:10] for x in (r[2], r[1], r[0]) if x and re.match(r"\d{4}-\d{2}-\d{2}", str(x))),
-               None) if r else None
+    day = _note_day(r[2], r[1], r[0]) if r else None
     if not day:
         return
     rows = [a for a in note_anchors(conn, path) if not a["fp"]]
@@ -757,14 +777,9 @@ def _record_dated(conn, cache_dir: str | None, repo: str, path: str) -> None:
         dated = []
         for rel, anchors in todo.items():
             old = text_as_of(repo, rel, day) if anchors else None
-            if old is None:
-                continue
-            defs = definitions(old, rel)
-            for a in anchors:
-                rec = state_of(a, rel, old, None, defs)[2]
-                if rec is not None:
-                    dated.append((repo, path, anchor_key(a) + "|" + rel, json.dumps(rec), time.time()))
-        bc.executemany("INSERT OR IGNORE INTO base(repo, note, akey, lines, at) VALUES (?,?,?,?,?)", dated)
+            if old is not None:
+                dated += _dated_rows(repo, path, rel, anchors, old)
+        bc.executemany(INSERT_BASE, dated)
     except sqlite3.Error:
         pass
     finally:
@@ -880,21 +895,19 @@ def last_of(cache_dir: str, repo: str, paths: list[str]) -> dict[str, dict[str, 
     """{note: {file: (state, when it became that state)}}: the last judged state of each of these
     notes per file of `repo` (a file event, the SessionStart worker, explain), read only; notes never
     judged there are left out."""
-    db = os.path.join(cache_dir, BASE_DB)
-    if not paths or not os.path.exists(db):
+    conn = _read_bases(cache_dir) if paths else None
+    if conn is None:
         return {}
     from ..core.sqlutil import rows_in
 
     out: dict[str, dict[str, tuple[str, float]]] = {}
     try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
-        try:
-            for note, file, state, at in rows_in(
-                    conn, "SELECT note, file, state, at FROM last WHERE note IN ({in}) AND repo = ?", paths,
-                    (os.path.realpath(repo),)):
-                out.setdefault(note, {})[file] = (state, at)
-        finally:
-            conn.close()
+        for note, file, state, at in rows_in(
+                conn, "SELECT note, file, state, at FROM last WHERE note IN ({in}) AND repo = ?", paths,
+                (os.path.realpath(repo),)):
+            out.setdefault(note, {})[file] = (state, at)
     except sqlite3.Error:
         return {}
+    finally:
+        conn.close()
     return out

@@ -478,7 +478,7 @@ def _render_item(rank: int, it: dict) -> str:
     if L.historical(it.get("status")):
         head += f" [{it['status']}]"
     if it.get("changed_since"):
-        from ..index.code import CHANGED_SINCE
+        from ..core.textutil import CODE_CHANGED as CHANGED_SINCE
 
         head += f" [{CHANGED_SINCE}: {', '.join(it['changed_since'])}]"
     lines = [head]
