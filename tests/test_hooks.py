@@ -344,3 +344,120 @@ def test_brief_chars_minimum_through_the_hook(env, tmp_path):
     cfgf.write_text(f"brief_chars: {BRIEF_MIN_CHARS}\n")
     text = context_of(hook("session-start", {"cwd": str(tmp_path / "atlas")}, {**env, "MEMORY_PLUGIN_CONFIG": str(cfgf)}))
     assert len(text) <= BRIEF_MIN_CHARS and "more items left out" in text
+
+
+# A SessionStart watched from its parent, made a child subreaper so that the detached worker (the
+# hook's grandchild, orphaned at once) becomes its child: the hook's stdout is a pipe filled up
+# beforehand, so the hook blocks writing the brief until the watcher reads it. At that moment the
+# watcher notes whether any worker exists yet; it then reads the brief and waits for every worker
+# to exit, reading the niceness of each (fields of /proc/PID/stat, still there for a zombie).
+WATCH_SESSION_START = r"""
+import ctypes, json, os, subprocess, sys, time
+WRITE = {"x86_64": 1, "aarch64": 64, "riscv64": 64}[os.uname().machine]
+assert ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) == 0  # PR_SET_CHILD_SUBREAPER
+
+def stat(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    return s[s.rindex(")") + 2:].split()  # state, ppid, ... nice is the 17th field from here
+
+def children():
+    out = set()
+    for d in os.listdir("/proc"):
+        try:
+            if d.isdigit() and int(stat(d)[1]) == os.getpid():
+                out.add(int(d))
+        except (OSError, IndexError):
+            pass
+    return out
+
+r, w = os.pipe()
+os.set_blocking(w, False)
+filled = 0
+try:
+    while True:
+        filled += os.write(w, b"x" * 4096)
+except BlockingIOError:
+    os.set_blocking(w, True)
+hook = subprocess.Popen(json.loads(sys.argv[1]), stdin=subprocess.PIPE, stdout=w)
+os.close(w)
+hook.stdin.write(sys.argv[2].encode())
+hook.stdin.close()
+while True:
+    workers = children() - {hook.pid}
+    try:
+        with open(f"/proc/{hook.pid}/syscall") as f:
+            call = f.read().split()
+    except OSError:
+        call = []
+    if workers or call[:2] == [str(WRITE), "0x1"]:  # a worker, or the hook stuck writing its stdout
+        break
+    time.sleep(0.002)
+data = b""
+while chunk := os.read(r, 1 << 16):
+    data += chunk
+hook.wait()
+nice = []
+while True:
+    try:
+        pid = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOWAIT).si_pid
+    except ChildProcessError:
+        break
+    nice.append(int(stat(pid)[16]))
+    os.waitpid(pid, 0)
+print(json.dumps({"worker_before_brief": bool(workers), "stdout": data[filled:].decode(), "nice": nice}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or os.uname().machine not in ("x86_64", "aarch64", "riscv64"),
+                    reason="reads the hook's system call in /proc (Linux)")
+@pytest.mark.parametrize("indexed", [True, False], ids=["warm", "first-session"])
+def test_session_start_starts_its_worker_after_the_brief_at_low_priority(vault, cache_dir, tmp_path, indexed):
+    from memory_plugin.claude.hooks import WORKER_NICE
+
+    e = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    if indexed:
+        assert run_cli("rebuild", env=e).returncode == 0
+    exe = Path(sys.executable).parent / "memory-plugin"
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_plugin"]
+    r = subprocess.run([sys.executable, "-c", WATCH_SESSION_START, json.dumps(cmd + ["hook", "session-start"]),
+                        json.dumps({"session_id": "w", "source": "startup", "cwd": str(tmp_path)})],
+                       capture_output=True, text=True, env={**os.environ, **e}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    seen = json.loads(r.stdout)
+    assert not seen["worker_before_brief"]
+    text = json.loads(seen["stdout"])["hookSpecificOutput"]["additionalContext"]
+    assert "## Hub notes" in text
+    assert seen["nice"] and all(n >= WORKER_NICE for n in seen["nice"]), seen["nice"]
+    assert (cache_dir / "graph.json").exists()  # the worker did its work
+
+
+@pytest.mark.parametrize("start", [0, 15])
+def test_lower_priority_lowers_cpu_and_io_priority_and_never_raises_them(start):
+    """In a process of its own: the niceness is per process (per thread on Linux) and only goes up."""
+    from memory_plugin.claude.hooks import IOPRIO_SYSCALLS, WORKER_NICE
+
+    code = ("import ctypes, os, sys\n"
+            f"os.nice({start})\n"
+            "from memory_plugin.claude.hooks import IOPRIO_SYSCALLS, lower_priority\n"
+            "lower_priority()\n"
+            "get = IOPRIO_SYSCALLS.get(os.uname().machine, (0, None))[1]\n"
+            "io = ctypes.CDLL(None).syscall(get, 1, 0) if get and sys.platform == 'linux' else -1\n"
+            "print(os.nice(0), io)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    nice, io = map(int, r.stdout.split())
+    assert nice == max(start, WORKER_NICE)
+    if sys.platform == "linux" and os.uname().machine in IOPRIO_SYSCALLS:
+        assert (io >> 13, io & 0xff) == (2, 7)  # best-effort, the lowest level
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_worker_run_by_hand_lowers_its_own_priority(env):
+    from memory_plugin.claude.hooks import WORKER_NICE
+
+    p = subprocess.Popen([sys.executable, "-m", "memory_plugin", "hook", "worker", "sync"], env={**os.environ, **env})
+    os.waitid(os.P_PID, p.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped: /proc still has it
+    stat = Path(f"/proc/{p.pid}/stat").read_text()
+    p.wait()
+    assert int(stat[stat.rindex(")") + 2:].split()[16]) >= WORKER_NICE

@@ -143,10 +143,20 @@ def _session_file(cache_dir: str, session_id) -> str:
     return os.path.join(_sessions_dir(cache_dir), sid + ".txt")
 
 
+# Detached workers run at this niceness and at the lowest best-effort I/O priority (Linux): a sync or an
+# embedding must leave the cores and the disk to the session that started it (SessionStart's worker
+# took a core from the hook composing the brief). 10, as `nice` gives with no option.
+WORKER_NICE = 10
+# ioprio_set and ioprio_get by machine (Linux has no libc wrapper for them); elsewhere only the niceness.
+IOPRIO_SYSCALLS = {"x86_64": (251, 252), "aarch64": (30, 31), "riscv64": (30, 31)}
+IOPRIO_BE_LOWEST = (2 << 13) | 7  # class best-effort (2), level 7 (the lowest)
+
+
 def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None:
-    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes): this hook
-    never waits for it, and Claude Code's pipes close when the hook exits. `keep_fd` (a lock this hook
-    holds) is handed to the worker as fd 3, so the lock passes to it with no moment unheld."""
+    """A fully detached `sync` or `rebuild` (double fork, new session, no inherited pipes) at
+    WORKER_NICE from its first instruction: this hook never waits for it, and Claude Code's pipes
+    close when the hook exits. `keep_fd` (a lock this hook holds) is handed to the worker as fd 3, so
+    the lock passes to it with no moment unheld."""
     env = dict(os.environ)
     env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
     env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
@@ -169,9 +179,36 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
             os.set_inheritable(HANDED_FD, True)
         os.closerange(3 if keep_fd is None else HANDED_FD + 1, 4096)
         os.chdir(str(cfg.cache_dir))
+        # Niced last, then exec at once: until then the hook's pages are shared copy-on-write, and a
+        # child waiting for the CPU would make the exiting hook copy each page it touches.
+        try:
+            os.nice(max(0, WORKER_NICE - os.nice(0)))
+        except OSError:
+            pass
         os.execve(sys.executable, argv, env)
     finally:
         os._exit(0)
+
+
+def lower_priority() -> None:
+    """This process (and what it starts) at WORKER_NICE and the lowest best-effort I/O priority, never
+    raised from lower ones; what the platform refuses is left as it is."""
+    try:
+        os.nice(max(0, WORKER_NICE - os.nice(0)))
+    except OSError:
+        pass
+    calls = IOPRIO_SYSCALLS.get(os.uname().machine) if sys.platform.startswith("linux") else None
+    if calls is None:
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        now = libc.syscall(calls[1], 1, 0)  # IOPRIO_WHO_PROCESS, this process
+        if now >= 0 and now >> 13 != 3:  # class idle (3) is lower already
+            libc.syscall(calls[0], 1, 0, IOPRIO_BE_LOWEST)
+    except Exception:  # noqa: BLE001 - a priority we cannot lower costs nothing but speed
+        pass
 
 
 # ---------------------------------------------------------------- the large-note queue
@@ -386,7 +423,16 @@ def session_start(payload: dict, ctx: HookContext) -> None:
                 f" of this large vault ({seen['notes']}{'' if seen['complete'] else '+'} notes)"
             syncing = (f"the index{size} is still being built in the background; this brief is read "
                        "directly from its convention and hub notes")
-    start_worker(cfg, mode)
+    try:
+        _brief_out(payload, ctx, cfg, data, error, syncing)
+    finally:  # once the brief is out, at low priority: the hook's own work is done then (it only exits)
+        start_worker(cfg, mode)
+
+
+def _brief_out(payload: dict, ctx: HookContext, cfg, data: dict | None, error: str | None, syncing: str) -> None:
+    """Compose the brief, print it, and record what it showed."""
+    from ..outputs import brief
+
     if data is None:
         from ..core.fence import escape_vault_text as esc  # the vault's path and an error may name notes
 
@@ -674,6 +720,7 @@ def worker(mode: str, *args: str) -> None:
     from ..index import store as index
     from ..outputs import pipeline
 
+    lower_priority()  # niced by start_worker already; the I/O priority, and a worker run by hand
     cfg = _load_cfg()
     if cfg.vault is not None and cfg.worker_seconds:
         _watchdog(cfg)
@@ -741,10 +788,6 @@ def _embed_in_background(cfg) -> None:
 
     if semantic.mode(cfg)[0] != "semantic":
         return
-    try:
-        os.nice(10)  # background work on a machine someone is using
-    except OSError:
-        pass
     from ..outputs.pipeline import embed
 
     _, err = embed(cfg)
