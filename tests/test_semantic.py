@@ -58,6 +58,29 @@ def test_texts_longer_than_the_model_reads_are_cut_not_refused(real_encoder):
     assert np.isfinite(enc.encode([long])).all()
 
 
+def test_encode_runs_batches_side_by_side_with_the_vectors_of_one_thread(model_dir):
+    """Embedding uses every core: two batches are in the forward pass at once (each waits for the
+    other at a barrier, which one thread alone never passes), and the vectors are those of one thread,
+    bit for bit."""
+    from memory_plugin.semantic.embedder import Embedder, cores
+
+    texts = [f"note {i}: " + "the worker drains the queue " * (i % 7 + 1) for i in range(40)]
+    serial = Embedder(model_dir, threads=1).encode(texts, batch_size=4)
+    enc = Embedder(model_dir, threads=2)
+    forward, meet, met = enc._forward, threading.Barrier(2, timeout=30), []
+
+    def meeting_forward(ids):  # the real forward pass, once both threads are in it
+        if not met:
+            meet.wait()
+            met.append(threading.get_ident())
+        return forward(ids)
+
+    enc._forward = meeting_forward
+    assert np.array_equal(enc.encode(texts, batch_size=4), serial)
+    assert len(set(met)) == 2
+    assert Embedder(model_dir).threads == cores()
+
+
 # ---------------------------------------------------------------- chunks
 
 def test_chunks_carry_title_heading_path_and_windows():

@@ -56,6 +56,14 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     return x
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 # Tokens in one padded batch. Memory of a forward pass grows with it (the feed-forward layer holds
 # several (tokens x 4 x hidden) float32 arrays, attention (batch x heads x n x n)); speed does not
 # gain past a few thousand rows per matrix product. 2048: eight 256-token chunks of all-MiniLM-L6-v2.
@@ -107,11 +115,15 @@ def _read_json(path: Path) -> dict:
 
 class Embedder:
     """Loads the model once; `encode(texts, prompt)` gives float32 rows of unit length. `name`: the
-    model's hub name, for the prompts of models.KNOWN_PROMPTS (by default the folder's name)."""
+    model's hub name, for the prompts of models.KNOWN_PROMPTS (by default the folder's name).
+    `threads`: how many batches are encoded at once (None: one per core). Each batch runs on one
+    core (vectors.py keeps BLAS to one thread) and numpy lets go of the GIL for its array work, so
+    the batches run side by side, each computed exactly as it would be alone."""
 
     def __init__(self, model_dir: str | os.PathLike, threads: int | None = None, name: str = ""):
         d = Path(model_dir)
         self.dir = d
+        self.threads = max(1, threads or cores())
         cfg = _read_json(d / "config.json")
         self.kind = cfg.get("model_type", "bert")
         if self.kind not in ("bert", "mpnet") or cfg.get("position_embedding_type", "absolute") != "absolute":
@@ -263,7 +275,7 @@ class Embedder:
         "passage" (a note's text) puts the prefix the model asks for before each text; None, none.
         Texts of similar length share a batch so little of each batch is padding; a batch holds at
         most `batch_size` texts and, padded, at most `batch_tokens` tokens (one text alone may
-        exceed it)."""
+        exceed it). Batches run `self.threads` at a time."""
         texts = list(texts)
         if prompt is not None and self.prefixes[prompt]:
             texts = [self.prefixes[prompt] + t for t in texts]
@@ -272,11 +284,21 @@ class Embedder:
             return out
         ids = self.token_ids(texts)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-        part: list[int] = []
+        batches: list[list[int]] = [[]]
         for i in order:  # ascending lengths: the text being added is the longest of its batch
+            part = batches[-1]
             if part and (len(part) == batch_size or (len(part) + 1) * len(ids[i]) > batch_tokens):
-                out[part] = self._forward([ids[j] for j in part])
-                part = []
-            part.append(i)
-        out[part] = self._forward([ids[j] for j in part])
+                batches.append([])
+            batches[-1].append(i)
+        run = lambda part: self._forward([ids[j] for j in part])  # noqa: E731
+        if self.threads == 1 or len(batches) == 1:
+            for part in batches:
+                out[part] = run(part)
+            return out
+        from concurrent.futures import ThreadPoolExecutor
+
+        batches.reverse()  # the longest first: no core is left with a long batch at the end
+        with ThreadPoolExecutor(min(self.threads, len(batches)), thread_name_prefix="memory-plugin-encode") as pool:
+            for part, rows in zip(batches, pool.map(run, batches)):
+                out[part] = rows
         return out

@@ -136,7 +136,8 @@ _EMBEDDERS: dict[str, object] = {}
 
 def _threads() -> None:
     # One BLAS thread: measured on the 2-core machine (bench/RESULTS.md), OpenBLAS with 2 threads was
-    # slower whenever anything else ran, up to 40x for attention's small matrices.
+    # slower whenever anything else ran, up to 40x for attention's small matrices. Embedding uses every
+    # core all the same: the encoder runs whole batches side by side (embedder.Embedder.threads).
     for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(var, "1")
 
