@@ -7,6 +7,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import run_cli
 
@@ -461,3 +463,20 @@ def test_a_worker_run_by_hand_lowers_its_own_priority(env):
     stat = Path(f"/proc/{p.pid}/stat").read_text()
     p.wait()
     assert int(stat[stat.rindex(")") + 2:].split()[16]) >= WORKER_NICE
+
+
+PATH_PARTS = ["a", "Note", " ", "  ", "<", "(", ")", "é", "\u200b", "\t", "\n", "/", ".md", "\ufe64", "\ud800", "&lt;", "x)y"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(PATH_PARTS), max_size=6).map("".join), max_size=12),
+       st.lists(st.booleans(), max_size=12), st.lists(st.sampled_from(PATH_PARTS + ["- ", " · "]), max_size=20))
+def test_the_paths_a_brief_shows_are_those_it_names_in_parentheses(paths, show, noise):
+    """hooks._shown (set lookups, escaping only what needs it) finds exactly the paths whose escaped
+    form the text holds in parentheses."""
+    from memory_plugin.claude.hooks import _shown
+    from memory_plugin.core.fence import escape_vault_text as esc
+
+    lines = [f"- {p[:3]} ({esc(p)}) · 2 weeks old" for p, s in zip(paths, show) if s]
+    text = "\n".join(lines + ["".join(noise)])
+    assert _shown(paths, text) == [p for p in paths if f"({esc(p)})" in text]
