@@ -149,6 +149,20 @@ def test_category_vault_links_the_kind_and_the_project(tmp_path):
     assert '\nproject: "[[Atlas]]"\n' in text and "\n# " not in text
 
 
+def test_the_category_notes_themselves_do_not_hide_the_category_convention(tmp_path):
+    """kepano's template: every category note (`Categories/Movies`, tagged, no `categories:` of its
+    own) outnumbers some categories' members; the members' shape is what a new note takes."""
+    v = tmp_path / "cat"
+    (v / ".obsidian").mkdir(parents=True)
+    kinds = ("Movies", "Books", "People", "Places", "Posts", "Trips", "Recipes")
+    for k in kinds:
+        put(v, f"Categories/{k}.md", f"---\ntags:\n  - categories\n---\n![[{k}.base]]\n")
+    for i, k in enumerate(kinds[:6]):
+        put(v, f"References/R{i}.md", f'---\ncategories:\n  - "[[{k}]]"\ntags: []\n---\nText {i}.\n')
+    d = dry_run(v)
+    assert '\ncategories: ["[[Decisions]]"]\n' in d["text"] and "\ntags: [decision]" not in d["text"]
+
+
 def test_a_vault_with_no_convention_keeps_the_plugins_layout(tmp_path):
     v = tmp_path / "plain"
     for i in range(2):  # too few notes to show a convention

@@ -74,6 +74,23 @@ def _is_link(value) -> bool:
     return any(isinstance(v, str) and "[[" in v for v in vals)
 
 
+_LINK_NAME_RE = re.compile(r"\[\[([^\]|#]+)")
+
+
+def _category_notes(conn: sqlite3.Connection) -> set[str]:
+    """The folded names of the notes a category property links to (`categories: [[Movies]]`): the
+    vault's categories, which are not notes of the shape a new memory takes (they carry no category
+    themselves) and are left out of what `of` measures."""
+    names = set()
+    for (props,) in conn.execute("SELECT props FROM notes WHERE props LIKE '%categor%'"):
+        for k, v in json.loads(props or "{}").items():
+            if k.strip().lower() in CATEGORY_KEYS:
+                for x in v if isinstance(v, list) else [v]:
+                    names.update(textutil.fold(m.rsplit("/", 1)[-1].strip())
+                                 for m in _LINK_NAME_RE.findall(str(x)))
+    return names
+
+
 def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None) -> str:
     """How to write `project`: `[[Hub]]` when the vault links its projects and a note for this project
     exists (its title or an alias is the name), else the name as given. The vault links its projects
@@ -274,6 +291,7 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     n = texts = h1s = 0
     # shares are read from an even sample of a large vault (every k-th note): STYLE_SAMPLE notes
     # measure a share to within a few points, and `remember` at 10k notes stays within its budget
+    categories = _category_notes(conn)
     total = conn.execute("SELECT max(id) FROM notes").fetchone()[0] or 0
     step = max(1, -(-total // STYLE_SAMPLE))
     for path, folder, props, head, links in conn.execute(
@@ -283,17 +301,20 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
             "WHERE n.private = 0 AND n.skipped = 0 AND n.type != 'journal' AND n.id % ? = 0", (step,)):
         if skip and path.startswith(skip):
             continue
+        p = json.loads(props or "{}")
+        stem = path.rsplit("/", 1)[-1][:-3]
+        if categories and textutil.fold(stem) in categories and not any(
+                k.strip().lower() in CATEGORY_KEYS for k in p):
+            continue  # a category note, not a member of one
         n += 1
         linking += links
         folders[folder or ""] += 1
-        stem = path.rsplit("/", 1)[-1][:-3]
         if re.search(r"[\s_-]", stem):
             names += 1
             slugs += bool(_SLUG_RE.fullmatch(stem))
         if head and head.strip():
             texts += 1
             h1s += bool(re.match(r"\s*#[ \t]", head))
-        p = json.loads(props or "{}")
         if p:
             with_props += 1
             linked += any(_is_link(v) for v in p.values())
