@@ -181,8 +181,9 @@ def test_journal_goes_to_the_daily_notes_folder_in_its_format(tmp_path):
     # a journal folder the user configured always wins
     assert journal.journal_rel("Log", when, str(v), "obsidian", user_set=True) == "Log/2024-03-05.md"
     head = journal.new_day_text(str(v), rel, when, "obsidian")
-    # the template's properties with the day filled in; a placeholder that cannot be filled is left out
-    assert head == "---\ntype: journal\nDate: 2024-03-05\nAuthor: Me\n---\n# Tuesday, March 5, 2024\n\n"
+    # the template's properties and body with the day filled in; a property whose placeholder cannot
+    # be filled is left out
+    assert head == "---\ntype: journal\nDate: 2024-03-05\nAuthor: Me\n---\n# Tuesday, March 5, 2024\n\n## Journal\n\n"
     ls = tmp_path / "ls"
     put(ls, "logseq/config.edn", "{}\n")
     rel = journal.journal_rel("journal", when, str(ls), "logseq", user_set=False)
@@ -211,7 +212,33 @@ def test_a_flat_vaults_daily_note_at_the_root_is_written(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
     journal.append(str(v), str(cache), rel, "- 12:00 · a line", when, journal.new_day_text(str(v), rel, when, "foam"))
-    assert (v / rel).read_text() == "---\ntype: journal\ntitle: 2024 notes\ntags:\n  - Journal\n---\n\n- 12:00 · a line\n"
+    assert (v / rel).read_text() == "---\ntype: journal\ntitle: 2024 notes\ntags:\n  - Journal\n---\n## Reading\n\n- 12:00 · a line\n"
+
+
+def test_the_daily_notes_folder_of_a_vault_without_settings_is_the_one_its_notes_show(tmp_path):
+    """kepano's template as published (no `.obsidian/`): `Daily/` holds notes named by the day, the
+    templates folder a daily note template; the journal goes there, started from the template."""
+    v = tmp_path / "kep"
+    put(v, "Daily/2023-09-12.md", "---\ntags:\n  - daily\n---\n## Notes\n")
+    put(v, "Daily/2023-09-30.md", "---\ntags:\n  - daily\n---\n## Notes\n")
+    put(v, "Daily/Review.md", "A note beside them.\n")
+    put(v, "Notes/2023-01-01 Kickoff.md", "Not a daily note.\n")
+    put(v, "Templates/Daily Note Template.md", "---\ntags:\n  - daily\n---\n## Notes\n\n![[Daily.base]]\n")
+    when = time.mktime(DAY.timetuple()) + 3600 * 12
+    rel = journal.journal_rel("journal", when, str(v), "plain", user_set=False)
+    assert rel == "Daily/2024-03-05.md"
+    assert journal.new_day_text(str(v), rel, when, "plain") == \
+        "---\ntype: journal\ntags:\n  - daily\n---\n## Notes\n\n![[Daily.base]]\n\n"
+    assert A.is_daily_note("Daily/2023-09-12.md", A.daily_notes(str(v), "plain"), "plain")
+    assert not A.is_daily_note("Daily/Review.md", A.daily_notes(str(v), "plain"), "plain")
+    put(v, "Daily/Plan.md", "x\n")
+    put(v, "Daily/Ideas.md", "x\n")  # now most of Daily/ is not dated: its name still says it
+    assert journal.journal_rel("journal", when, str(v), "plain", user_set=False) == "Daily/2024-03-05.md"
+    w = tmp_path / "plain"
+    put(w, "Notes/2023-09-12.md", "x\n")
+    put(w, "Notes/Idea.md", "x\n")
+    put(w, "Notes/Other.md", "x\n")  # one dated note among others, in a folder not named for them
+    assert journal.journal_rel("journal", when, str(w), "plain", user_set=False) == "journal/2024-03-05.md"
 
 
 def test_the_apps_daily_notes_are_journals(tmp_path):

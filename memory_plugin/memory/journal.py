@@ -202,10 +202,11 @@ def new_day_text(vault: str, rel: str, when: float, dialect: str = "plain") -> s
     """How a day's journal note starts when the journal line creates it. In the plugin's own journal
     folder: journal properties and the date as H1. In the vault's daily-notes folder: as the owner's
     app would start it: nothing in Logseq (the note is its bullets); in Obsidian and Foam the daily
-    template's properties and H1 with the day filled in (a line whose placeholder cannot be filled is
-    left out), and `type: journal` so that the index reads it as a journal."""
+    template's properties (a line whose placeholder cannot be filled is left out) and its body with
+    the day filled in, or only its H1 when a line of the body cannot be filled, and `type: journal`
+    so that the index reads it as a journal."""
     day = _day(when)
-    daily = _daily(vault, dialect) if dialect != "plain" else None
+    daily = _daily(vault, dialect)
     if daily is None or daily.rel(day) != rel:
         name = os.path.basename(rel)[:-3]
         return f"---\ntype: journal\ndate: {name}\ntags: [journal]\n---\n# {name}\n\n"
@@ -224,12 +225,16 @@ def new_day_text(vault: str, rel: str, when: float, dialect: str = "plain") -> s
                 fm.append(filled)
         fm = _drop_orphans(fm)
     body = tpl[m.end():] if m else tpl
+    filled = [fill_template(ln, day, title) for ln in body.strip().splitlines()]
+    if not any(re.match(r"type\s*:", ln, re.I) for ln in fm):
+        fm.insert(0, "type: journal")
+    head = "---\n" + "\n".join(fm) + "\n---\n"
+    if filled and None not in filled:  # the template's whole body, as the app would start the note
+        return head + "\n".join(filled) + "\n\n"
     h = re.search(r"(?m)^#[ \t]+.*$", body)
     if h:
         h1 = fill_template(h.group(0), day, title)
-    if not any(re.match(r"type\s*:", ln, re.I) for ln in fm):
-        fm.insert(0, "type: journal")
-    return "---\n" + "\n".join(fm) + "\n---\n" + (f"{h1}\n" if h1 else "") + "\n"
+    return head + (f"{h1}\n" if h1 else "") + "\n"
 
 
 def _drop_orphans(lines: list[str]) -> list[str]:

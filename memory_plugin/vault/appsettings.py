@@ -318,11 +318,65 @@ def daily_notes(vault: str | os.PathLike | None, dialect: str) -> Daily | None:
         return None
     vault = str(vault)
     if dialect == "obsidian":
-        return _obsidian_daily(vault)
+        return _obsidian_daily(vault) or _daily_by_notes(vault)
     if dialect == "logseq":
         return _logseq_daily(vault)
     if dialect == "foam":
         return _foam_daily(vault)
+    return _daily_by_notes(vault) if dialect == "plain" else None
+
+
+# Where no app setting names it, the daily-notes folder its notes show: a top folder whose notes are
+# mostly named by the day in one of these formats (Obsidian's default first)
+DAILY_NAME_FORMATS = ("YYYY-MM-DD", "YYYY_MM_DD", "YYYY.MM.DD", "YYYYMMDD")
+DAILY_FOLDER_NAMES = ("daily", "dailies", "daily notes", "journal", "journals", "diary")
+DAILY_SHARE = 0.5  # ... this share of a folder's notes, at least DAILY_MIN of them
+DAILY_MIN = 2
+
+
+def _daily_by_notes(vault: str) -> Daily | None:
+    """The daily notes a vault with no app settings keeps (kepano's template without `.obsidian/`):
+    the top folder most of whose notes are named by a day in one format (DAILY_NAME_FORMATS), or, when
+    none is, a top folder named for them (`Daily/`, `Journal/`: a name says it) in Obsidian's default
+    format. Its template: a note of the templates folder named for daily notes (`Daily Note
+    Template.md`)."""
+    try:
+        tops = sorted(e.name for e in os.scandir(vault) if e.is_dir() and not e.name.startswith("."))
+    except OSError:
+        return None
+    best = None  # (dated notes, folder, format)
+    for top in tops:
+        try:
+            names = [e.name[:-3] for e in os.scandir(os.path.join(vault, top)) if e.name.endswith(".md")]
+        except OSError:
+            continue
+        for fmt in DAILY_NAME_FORMATS:
+            rx = re.compile(re.sub(r"YYYY|MM|DD", lambda m: rf"\d{{{len(m.group())}}}", re.escape(fmt)))
+            dated = sum(bool(rx.fullmatch(n)) for n in names)
+            if dated >= DAILY_MIN and dated >= DAILY_SHARE * len(names) and (best is None or dated > best[0]):
+                best = (dated, top, fmt)
+    if best is None:
+        named = [t for t in tops if t.strip().lower() in DAILY_FOLDER_NAMES]
+        if not named:
+            return None
+        best = (0, named[0], DAILY_NAME_FORMATS[0])
+    return Daily("obsidian", best[1], best[2], MOMENT, ("[", "]"), _daily_template(vault, tops),
+                 f"the notes of {best[1]}/")
+
+
+def _daily_template(vault: str, tops: list[str]) -> str | None:
+    """The templates folder's note named for daily notes (`Templates/Daily Note Template.md`), as a
+    vault-relative path without `.md`, or None."""
+    for top in tops:
+        if top.strip().lower() not in ("templates", "template", "_templates"):
+            continue
+        try:
+            names = sorted(e.name for e in os.scandir(os.path.join(vault, top)) if e.name.endswith(".md"))
+        except OSError:
+            continue
+        for n in names:
+            if "daily" in n.lower():
+                return f"{top}/{n[:-3]}"
     return None
 
 
