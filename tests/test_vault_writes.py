@@ -239,6 +239,10 @@ def test_the_daily_notes_folder_of_a_vault_without_settings_is_the_one_its_notes
     put(w, "Notes/Idea.md", "x\n")
     put(w, "Notes/Other.md", "x\n")  # one dated note among others, in a folder not named for them
     assert journal.journal_rel("journal", when, str(w), "plain", user_set=False) == "journal/2024-03-05.md"
+    put(w, "journal/2023-09-12.md", "---\ntype: journal\n---\n# 2023-09-12\n")
+    put(w, "journal/2023-09-13.md", "---\ntype: journal\n---\n# 2023-09-13\n")
+    # the plugin's own journal folder, no template: its notes start as the plugin starts them
+    assert journal.new_day_text(str(w), "journal/2024-03-05.md", when, "plain").endswith("---\n# 2024-03-05\n\n")
 
 
 def test_the_apps_daily_notes_are_journals(tmp_path):

@@ -207,7 +207,8 @@ def new_day_text(vault: str, rel: str, when: float, dialect: str = "plain") -> s
     so that the index reads it as a journal."""
     day = _day(when)
     daily = _daily(vault, dialect)
-    if daily is None or daily.rel(day) != rel:
+    if daily is None or daily.rel(day) != rel or (daily.template is None and not daily.app_set):
+        # the plugin's own start; also where only the notes showed the folder and no template says more
         name = os.path.basename(rel)[:-3]
         return f"---\ntype: journal\ndate: {name}\ntags: [journal]\n---\n# {name}\n\n"
     if daily.app == "logseq":

@@ -138,6 +138,7 @@ class Daily:
         self.template, self.source = template, source
         # the folder every daily note lives under (the format may add dated subfolders)
         self.home = folder if home is None else home
+        self.app_set = True  # an app's settings name it (False: only the vault's notes show it)
 
     def rel(self, day: _dt.date) -> str | None:
         """The vault-relative path of the daily note of `day`, or None when the format makes no
@@ -360,8 +361,10 @@ def _daily_by_notes(vault: str) -> Daily | None:
         if not named:
             return None
         best = (0, named[0], DAILY_NAME_FORMATS[0])
-    return Daily("obsidian", best[1], best[2], MOMENT, ("[", "]"), _daily_template(vault, tops),
-                 f"the notes of {best[1]}/")
+    daily = Daily("obsidian", best[1], best[2], MOMENT, ("[", "]"), _daily_template(vault, tops),
+                  f"the notes of {best[1]}/")
+    daily.app_set = False
+    return daily
 
 
 def _daily_template(vault: str, tops: list[str]) -> str | None:
