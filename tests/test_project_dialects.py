@@ -25,6 +25,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("para", "powershell", None),   # an area note, not a project
     ("para", "tools", None),        # part of a word
     ("para", "kubernetes-operator", None),
+    # ... with the area's word around it; the area's word with a word no project has is none
+    ("para", "powershell-psprofiletools", "1 Projects/PowerShell - PSProfileTools Module.md"),
+    ("para", "powershell-yaml", None),
     # kepano-style properties: categories, type, tags, a capitalised `Tags` with `#Type/Project`
     ("categories", "minimal-theme", "Notes/Minimal Theme.md"),
     ("categories", "minimal", "Notes/Minimal Theme.md"),
@@ -32,6 +35,11 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("categories", "garden-site", "Notes/Garden Site.md"),
     ("categories", "profile-tools", "Notes/Profile Tools.md"),
     ("categories", "flexoki", None),
+    # the words of a property link (`org: "[[Acme]]"`) beside a run of the title's
+    ("categories", "acme-garden", "Notes/Garden Site.md"),
+    ("categories", "garden-acme", "Notes/Garden Site.md"),
+    ("categories", "acme-docs", None),     # the organisation's word with one no project has
+    ("categories", "acme", None),          # the organisation's alone
     ("categories", "kubernetes-operator", None),  # an article's `source:` address names no repository
     ("categories", "projects", None),   # the category note itself
     # Dendron: project.<name>, with or without a note for the hierarchy's top
@@ -61,6 +69,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("properties", "harbor-mirror", "Work/Projects/Harbor/Harbor.md"),  # a projects folder below another
     ("properties", "sample-controller", None),  # cited by a note of no project (`projects: []`)
     ("properties", "tasks", None),
+    # the organisation most of a project's notes link (`organization: "[[Acme]]"`), beside its words
+    ("properties", "acme-tollgate", "Notes/Fix login redirect.md"),
+    ("properties", "acme-beacon", None),   # beacon-worker's one note names no organisation
     ("properties", "kubernetes-operator", None),
     # a Dendron `projects` level below the root; the repositories its notes cite
     ("hierarchy", "tollgate", "work.projects.tollgate.md"),
@@ -73,6 +84,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("hierarchy", "goal", None),         # the heading both project notes open with
     ("hierarchy", "sample-controller", None),  # cited by a note of no project
     ("hierarchy", "kubernetes-operator", None),
+    # a part of the project's hierarchy (`work.projects.tollgate.limits`) beside its name
+    ("hierarchy", "tollgate-limits", "work.projects.tollgate.md"),
+    ("hierarchy", "beacon-limits", None),  # a part of another project
 ]
 
 
@@ -197,6 +211,30 @@ def test_a_text_cites_repositories_by_their_address_on_a_code_host(text, repos):
 ])
 def test_a_name_inside_a_title_is_a_run_of_its_words(title, name, inside):
     assert P.contains(title, name) is inside
+
+
+@pytest.mark.parametrize("title,areas,name", [
+    ("PowerShell - PSProfileTools Module", set(), ["psprofiletools", "module"]),
+    ("Title As Link Text: automatic note titles", set(), ["title", "as", "link", "text", "automatic", "note",
+                                                          "titles"]),  # a subtitle: all of it is the name
+    ("Client: Website Relaunch", {"client"}, ["website", "relaunch"]),  # other titles start "Client: "
+    ("Client: Website Relaunch", None, ["website", "relaunch"]),        # no areas known: as before
+])
+def test_a_title_s_name_part_is_after_its_area(title, areas, name):
+    assert P.name_words(title, areas) == name
+
+
+@pytest.mark.parametrize("words,context,yes", [
+    (["obsidian", "minimal"], ["obsidian"], True),
+    (["minimal", "obsidian"], ["obsidian"], True),
+    (["obsidian", "git"], ["obsidian"], False),        # the rest is no name of the project
+    (["obsidian"], ["obsidian", "minimal"], False),    # context alone
+    (["minimal", "theme"], [], False),                 # no context: the earlier passes' job
+    (["acme", "the"], ["acme"], False),                # the project's part is too short
+])
+def test_a_folder_name_is_the_project_s_words_with_its_context_around_them(words, context, yes):
+    p = {"keys": ["minimaltheme"], "words": [["minimal", "theme"]], "context": context}
+    assert P.with_context(words, p) is yes
 
 
 @pytest.mark.parametrize("value,name", [
