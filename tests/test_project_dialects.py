@@ -292,3 +292,28 @@ def test_the_catalog_is_kept_beside_the_index_for_its_state_only(built):
         assert sorted(p["name"] for p in P.catalog(conn)) == names
     finally:
         conn.close()
+
+
+def test_query_and_explain_read_every_project_a_note_names(built, tmp_path):
+    """`Projects: ["[[tollgate-api]]", "[[beacon-worker]]"]`: the note is beacon-worker's as much as
+    tollgate-api's: from beacon-worker's folder, `query` counts it as the current project's and `explain`
+    names both projects, beacon-worker as the current one."""
+    env = built["properties"][0]
+    cwd = tmp_path / "work" / "beacon-worker"
+    cwd.mkdir(parents=True)
+    import subprocess
+    import sys as _sys
+
+    def cli(*a):
+        r = subprocess.run([_sys.executable, "-m", "memory_plugin", *a], cwd=cwd, capture_output=True, text=True,
+                           env={**__import__("os").environ, **env}, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    got = json.loads(cli("query", "webhook replays worker queue", "--json"))
+    item = next(it for it in got["items"] if it["path"] == "Notes/Sprint review.md")
+    assert any("project beacon-worker" in w for w in item["why"]), item
+    info = json.loads(cli("explain", "Notes/Sprint review.md", "--json"))
+    assert info["projects"] == ["tollgate-api", "beacon-worker"] and info["current_project"] is True
+    line = next(x for x in cli("explain", "Notes/Sprint review.md").splitlines() if x.startswith("type:"))
+    assert "tollgate-api (project tollgate-api)" in line and "beacon-worker (project beacon-worker, the current project)" in line

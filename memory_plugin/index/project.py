@@ -494,6 +494,21 @@ def project_values(conn) -> tuple[dict[str, list[str]], dict[str, str]]:
     return {k: list(dict.fromkeys(v)) for k, v in values.items()}, targets
 
 
+def note_projects(props: dict) -> list[str]:
+    """Every project a note's `project:` / `projects:` properties name (any case, one value or a list),
+    in the order written: a text value as written, a link as its target (`["[[aq-client]]",
+    "[[aq-backend]]"]` -> aq-client, aq-backend), as project_values reads them from the index."""
+    out = []
+    for k, v in (props or {}).items():
+        if str(k).lower() in PROJECT_PROPS:
+            for x in _flat(v):
+                m = _WIKI.search(x)
+                name = (m.group(1).split("|", 1)[0].split("#", 1)[0] if m else x).strip()
+                if name:
+                    out.append(name)
+    return list(dict.fromkeys(out))
+
+
 def _flat(v) -> list[str]:
     """A property's text values, however nested (`projects: [[tollgate]]` unquoted is a list in a list
     to YAML: the text `tollgate`)."""
