@@ -25,6 +25,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("para", "powershell", None),   # an area note, not a project
     ("para", "tools", None),        # part of a word
     ("para", "kubernetes-operator", None),
+    # ... with the area's word around it; the area's word with a word no project has is none
+    ("para", "powershell-psprofiletools", "1 Projects/PowerShell - PSProfileTools Module.md"),
+    ("para", "powershell-yaml", None),
     # kepano-style properties: categories, type, tags, a capitalised `Tags` with `#Type/Project`
     ("categories", "minimal-theme", "Notes/Minimal Theme.md"),
     ("categories", "minimal", "Notes/Minimal Theme.md"),
@@ -32,6 +35,11 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("categories", "garden-site", "Notes/Garden Site.md"),
     ("categories", "profile-tools", "Notes/Profile Tools.md"),
     ("categories", "flexoki", None),
+    # the words of a property link (`org: "[[Acme]]"`) beside a run of the title's
+    ("categories", "acme-garden", "Notes/Garden Site.md"),
+    ("categories", "garden-acme", "Notes/Garden Site.md"),
+    ("categories", "acme-docs", None),     # the organisation's word with one no project has
+    ("categories", "acme", None),          # the organisation's alone
     ("categories", "kubernetes-operator", None),  # an article's `source:` address names no repository
     ("categories", "projects", None),   # the category note itself
     # Dendron: project.<name>, with or without a note for the hierarchy's top
@@ -61,6 +69,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("properties", "harbor-mirror", "Work/Projects/Harbor/Harbor.md"),  # a projects folder below another
     ("properties", "sample-controller", None),  # cited by a note of no project (`projects: []`)
     ("properties", "tasks", None),
+    # the organisation most of a project's notes link (`organization: "[[Acme]]"`), beside its words
+    ("properties", "acme-tollgate", "Notes/Fix login redirect.md"),
+    ("properties", "acme-beacon", None),   # beacon-worker's one note names no organisation
     ("properties", "kubernetes-operator", None),
     # a Dendron `projects` level below the root; the repositories its notes cite
     ("hierarchy", "tollgate", "work.projects.tollgate.md"),
@@ -73,6 +84,9 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("hierarchy", "goal", None),         # the heading both project notes open with
     ("hierarchy", "sample-controller", None),  # cited by a note of no project
     ("hierarchy", "kubernetes-operator", None),
+    # a part of the project's hierarchy (`work.projects.tollgate.limits`) beside its name
+    ("hierarchy", "tollgate-limits", "work.projects.tollgate.md"),
+    ("hierarchy", "beacon-limits", None),  # a part of another project
 ]
 
 
@@ -199,6 +213,30 @@ def test_a_name_inside_a_title_is_a_run_of_its_words(title, name, inside):
     assert P.contains(title, name) is inside
 
 
+@pytest.mark.parametrize("title,areas,name", [
+    ("PowerShell - PSProfileTools Module", set(), ["psprofiletools", "module"]),
+    ("Title As Link Text: automatic note titles", set(), ["title", "as", "link", "text", "automatic", "note",
+                                                          "titles"]),  # a subtitle: all of it is the name
+    ("Client: Website Relaunch", {"client"}, ["website", "relaunch"]),  # other titles start "Client: "
+    ("Client: Website Relaunch", None, ["website", "relaunch"]),        # no areas known: as before
+])
+def test_a_title_s_name_part_is_after_its_area(title, areas, name):
+    assert P.name_words(title, areas) == name
+
+
+@pytest.mark.parametrize("words,context,yes", [
+    (["obsidian", "minimal"], ["obsidian"], True),
+    (["minimal", "obsidian"], ["obsidian"], True),
+    (["obsidian", "git"], ["obsidian"], False),        # the rest is no name of the project
+    (["obsidian"], ["obsidian", "minimal"], False),    # context alone
+    (["minimal", "theme"], [], False),                 # no context: the earlier passes' job
+    (["acme", "the"], ["acme"], False),                # the project's part is too short
+])
+def test_a_folder_name_is_the_project_s_words_with_its_context_around_them(words, context, yes):
+    p = {"keys": ["minimaltheme"], "words": [["minimal", "theme"]], "context": context}
+    assert P.with_context(words, p) is yes
+
+
 @pytest.mark.parametrize("value,name", [
     ("https://github.com/denoflow/denoflow", "denoflow"),
     ("https://gitlab.com/acme/tollgate-api/", "tollgate-api"),
@@ -254,3 +292,28 @@ def test_the_catalog_is_kept_beside_the_index_for_its_state_only(built):
         assert sorted(p["name"] for p in P.catalog(conn)) == names
     finally:
         conn.close()
+
+
+def test_query_and_explain_read_every_project_a_note_names(built, tmp_path):
+    """`Projects: ["[[tollgate-api]]", "[[beacon-worker]]"]`: the note is beacon-worker's as much as
+    tollgate-api's: from beacon-worker's folder, `query` counts it as the current project's and `explain`
+    names both projects, beacon-worker as the current one."""
+    env = built["properties"][0]
+    cwd = tmp_path / "work" / "beacon-worker"
+    cwd.mkdir(parents=True)
+    import subprocess
+    import sys as _sys
+
+    def cli(*a):
+        r = subprocess.run([_sys.executable, "-m", "memory_plugin", *a], cwd=cwd, capture_output=True, text=True,
+                           env={**__import__("os").environ, **env}, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+
+    got = json.loads(cli("query", "webhook replays worker queue", "--json"))
+    item = next(it for it in got["items"] if it["path"] == "Notes/Sprint review.md")
+    assert any("project beacon-worker" in w for w in item["why"]), item
+    info = json.loads(cli("explain", "Notes/Sprint review.md", "--json"))
+    assert info["projects"] == ["tollgate-api", "beacon-worker"] and info["current_project"] is True
+    line = next(x for x in cli("explain", "Notes/Sprint review.md").splitlines() if x.startswith("type:"))
+    assert "tollgate-api (project tollgate-api)" in line and "beacon-worker (project beacon-worker, the current project)" in line

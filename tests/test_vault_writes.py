@@ -163,6 +163,24 @@ def test_the_category_notes_themselves_do_not_hide_the_category_convention(tmp_p
     assert '\ncategories: ["[[Decisions]]"]\n' in d["text"] and "\ntags: [decision]" not in d["text"]
 
 
+def test_a_project_is_named_as_the_vaults_notes_name_theirs(tmp_path):
+    """Where the notes name their projects in a `projects:` list of links to notes that do not exist
+    (repositories), a new note does too; where they write `project: name`, it does that."""
+    v = tmp_path / "work"
+    (v / ".obsidian").mkdir(parents=True)
+    for i in range(6):
+        put(v, f"Notes/T{i}.md", f'---\ntype: "[[Task]]"\nprojects:\n  - "[[aq-client]]"\n---\nTask {i}.\n')
+    put(v, "Notes/Meeting.md", '---\nprojects: []\n---\nNo project.\n')
+    text = dry_run(v, project="aq-client")["text"]
+    assert '\nprojects: ["[[aq-client]]"]\n' in text and "\nproject:" not in text
+    assert text.count("projects:") == 1
+    p = tmp_path / "plain"
+    for i in range(6):
+        put(p, f"n{i}.md", f"---\nproject: harbor\n---\nText {i}.\n")
+    text = dry_run(p, project="harbor")["text"]
+    assert "\nproject: harbor\n" in text and "projects:" not in text
+
+
 def test_a_vault_with_no_convention_keeps_the_plugins_layout(tmp_path):
     v = tmp_path / "plain"
     for i in range(2):  # too few notes to show a convention

@@ -205,21 +205,32 @@ def conventions(c: Ctx, as_json):
 
 
 def _project_of(conn, info: dict) -> str:
-    """The note's project as explain shows it: its name, the project's title, and whether it is the
-    working folder's project (project.detect). Sets info["project_title"] and info["current_project"]."""
+    """The note's projects as explain shows them: each name its `project` / `projects` properties
+    give, with the project's title, and which is the working folder's project (project.detect); a
+    project's own note, its project. Sets info["projects"] (every name), info["project_title"] and
+    info["current_project"] (of the current project when the note names it, else of the first)."""
     from ..index import project as P
 
     cat = P.catalog(conn)
-    mine = next((p for p in cat if info["project"] and P.key(info["project"]) in p["keys"]), None)
-    if mine is None and info.get("hub"):
-        mine = next((p for p in cat if p["hub"] == info["path"]), None)
-    if mine is None:
-        return info["project"] or ""
+    names = P.note_projects(info.get("properties") or {}) or ([info["project"]] if info["project"] else [])
+    info["projects"] = names
+    found = [(n, next((p for p in cat if P.key(n) in p["keys"]), None)) for n in names]
+    own = next((p for p in cat if p["hub"] == info["path"]), None) if info.get("hub") else None
+    if own and not any(mine for _, mine in found):
+        found = [(names[0] if names else None, own)] + found[1:]
     current = P.detect(cat).project
-    info["project_title"] = mine["title"]
-    info["current_project"] = bool(current and current["name"] == mine["name"])
-    return (f"{info['project'] or mine['name']} (project {mine['title']}"
-            + (", the current project)" if info["current_project"] else ")"))
+    parts, first = [], None
+    for n, mine in found:
+        if mine is None:
+            parts.append(n or "")
+            continue
+        now = bool(current and current["name"] == mine["name"])
+        if first is None or now:
+            first = (mine, now)
+        parts.append(f"{n or mine['name']} (project {mine['title']}" + (", the current project)" if now else ")"))
+    if first:
+        info["project_title"], info["current_project"] = first[0]["title"], first[1]
+    return ", ".join(p for p in parts if p)
 
 
 def _note_or_file(c: Ctx, conn, ref: str) -> tuple[str | None, tuple[str, str] | None]:
@@ -340,7 +351,7 @@ def explain(c: Ctx, note, as_json):
     if info["tags"]:
         click.echo(f"tags: {', '.join('#' + t for t in info['tags'])}")
     for k, v in info["properties"].items():
-        if k not in ("summary", "tags", "aliases", "type", "status", "project"):
+        if k not in ("summary", "tags", "aliases", "type", "status") and k.lower() not in ("project", "projects"):
             click.echo(f"  {k}: {json.dumps(v, ensure_ascii=False, default=str)}")
     click.echo(f"outgoing ({len(info['outgoing'])}):")
     for l in info["outgoing"]:

@@ -5,7 +5,8 @@ compares the working folder's name, its git top-level folder's name and its git 
 repository names (read from .git/config: a hook runs no git subprocess) with every name a project
 goes by in the vault (see `catalog`: the notes, folders, hierarchies, properties and lists the vault
 marks its projects with). Names are compared ignoring case, `-`, `_` and spaces; the folder's own
-names also match a run of whole words of a project note's title (see `contains`).
+names also match a run of whole words of a project note's title (see `contains`), alone or with the
+words of the project's owner, organisation, app or parts around it (see `with_context`).
 
 `catalog(conn)` lists the projects from the index (the brief stores it in brief.json, so that
 SessionStart matches without opening SQLite). Standard library only.
@@ -168,6 +169,15 @@ PROJECT_TYPES = ("note", "hub", "project")
 FOLDER_NOTE_NAMES = ("readme", "index", "home")
 # ... as files are named (a folder's note looked up by its path)
 FOLDER_NOTE_FILES = ("README", "readme", "Readme", "index", "Index", "home", "Home")
+# A working folder is often named for the project together with its owner's, organisation's or app's
+# name, or the part of it the folder holds, before or after the project's own words (`obsidian-minimal`
+# for "Minimal Theme" with `org: [[Obsidian]]`, `scholarbee-backend` for the `sb-backend` notes whose
+# `organization:` is `[[scholarbee]]`, `csly-generator` for `Perso.projects.CSLY.generator`). Those
+# words are the project's context (see context_words): the notes its note's property links point to,
+# the owner or site of its `repo`/`url`, the area its title starts with, the levels of its hierarchy
+# or folder above and below it, and the property links that more than this share of the notes naming
+# it in `project:` carry (`organization: [[scholarbee]]` on most `projects: [[sb-backend]]` notes).
+CONTEXT_SHARE = 0.5
 # A working folder's name matches inside a longer project title ("PowerShell - PSProfileTools Module")
 # only when it is at least this long (letters and digits): shorter names ("api", "app", "cli", "web")
 # are the generic words titles are made of.
@@ -430,6 +440,7 @@ def _catalog(conn) -> list[dict]:
             "SELECT path, title, display_title FROM notes WHERE private = 0 AND hub = 1"):
         if path not in noted and (key(title) in value_keys or key(display) in value_keys):
             add([title, display], hub=path, hub_title=display or title, prio=0)
+    areas = shared_areas(conn)
     groups: dict[int, list[dict]] = {}
     for i, e in enumerate(ents):
         groups.setdefault(find(i), []).append(e)
@@ -446,10 +457,11 @@ def _catalog(conn) -> list[dict]:
         titles = sorted({t for e in members for t in e.get("titles", ()) if t})
         out.append({"name": name, "title": title or name,
                     "keys": sorted(set().union(*(e["keys"] | e["weak"] for e in members))),
-                    "titles": titles, "words": [name_words(t) for t in titles],
+                    "titles": titles, "words": [name_words(t, areas) for t in titles],
                     "hub": hub["hub"] if hub else None, "list": bool(hub and hub.get("list")),
                     "values": [v for _, v in values], "folders": folders, "prefixes": prefixes})
     _cited(conn, out, values_of)
+    _context(conn, out, values_of, areas)
     return sorted(out, key=lambda p: key(p["name"]))
 
 
@@ -480,6 +492,21 @@ def project_values(conn) -> tuple[dict[str, list[str]], dict[str, str]]:
                 if target:
                     targets.setdefault(linkpath.strip(), target)
     return {k: list(dict.fromkeys(v)) for k, v in values.items()}, targets
+
+
+def note_projects(props: dict) -> list[str]:
+    """Every project a note's `project:` / `projects:` properties name (any case, one value or a list),
+    in the order written: a text value as written, a link as its target (`["[[aq-client]]",
+    "[[aq-backend]]"]` -> aq-client, aq-backend), as project_values reads them from the index."""
+    out = []
+    for k, v in (props or {}).items():
+        if str(k).lower() in PROJECT_PROPS:
+            for x in _flat(v):
+                m = _WIKI.search(x)
+                name = (m.group(1).split("|", 1)[0].split("#", 1)[0] if m else x).strip()
+                if name:
+                    out.append(name)
+    return list(dict.fromkeys(out))
 
 
 def _flat(v) -> list[str]:
@@ -774,10 +801,96 @@ class Match(Record):
 _AREA_SEP = re.compile(r"\s[-–—]\s|:\s")
 
 
-def name_words(title: str) -> list[str]:
+def name_words(title: str, areas: set[str] | None = None) -> list[str]:
     """The words of a title's name part: after the area it starts with, if any (what precedes its
-    last ` - ` or `: `: "PowerShell - PSProfileTools Module" -> psprofiletools, module)."""
-    return words(_AREA_SEP.split(str(title))[-1])
+    last ` - ` or `: `: "PowerShell - PSProfileTools Module" -> psprofiletools, module). Given the
+    vault's `areas` (see shared_areas), what precedes a `: ` is an area only when other titles start
+    with it too ("Client: Website Relaunch" beside "Client: Onboarding"); else it is the name, what
+    follows a subtitle, and the whole title is the name ("Title As Link Text: automatic note titles")."""
+    seps = list(_AREA_SEP.finditer(str(title)))
+    if not seps:
+        return words(title)
+    head, last = str(title)[:seps[-1].start()], seps[-1].group()
+    if areas is not None and last.startswith(":") and key(head) not in areas:
+        return words(title)
+    return words(str(title)[seps[-1].end():])
+
+
+def area_of(title: str) -> str:
+    """What a title starts with before its last ` - ` or `: ` ("" when neither)."""
+    seps = list(_AREA_SEP.finditer(str(title)))
+    return str(title)[:seps[-1].start()] if seps else ""
+
+
+def shared_areas(conn) -> set[str]:
+    """The areas (see area_of, in `key` form) at least two notes' titles start with."""
+    seen: dict[str, int] = {}
+    for t, d in conn.execute("SELECT title, display_title FROM notes WHERE private = 0"):
+        for a in {key(area_of(x)) for x in (t, d) if x} - {""}:
+            seen[a] = seen.get(a, 0) + 1
+    return {a for a, n in seen.items() if n > 1}
+
+
+# How deep below a project's hierarchy level or folder its parts' names are context (`csly.generator`,
+# `dendron.topic.cli`): a part of a part names the same thing as its parent.
+CONTEXT_DEPTH = 2
+_HOST = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?(?:www\.)?([^/\s:]+)[/:]?([^/\s?#]*)", re.I)
+
+
+def _context(conn, projects: list[dict], values_of: dict[str, list[str]], areas: set[str]) -> None:
+    """Each project's `context` (catalog entries changed in place; see CONTEXT_SHARE): the words a
+    working folder's name may hold beside the project's own."""
+    naming: dict[str, list[str]] = {}
+    for path, vs in values_of.items():
+        for v in vs:
+            naming.setdefault(v.lower(), []).append(path)
+    for p in projects:
+        ctx: set[str] = set()
+        for t in {p["title"], *p["titles"]}:
+            if name_words(t, areas) != words(t):  # the area a title starts with ("PowerShell - ")
+                ctx.update(words(area_of(t)))
+        if p["hub"]:
+            ctx |= _link_words(conn, [p["hub"]], 0)
+            row = conn.execute("SELECT props FROM notes WHERE path = ? AND private = 0", (p["hub"],)).fetchone()
+            props = _json_obj(row[0]) if row else {}
+            for v in (v for k in REPO_PROPS + URL_PROPS for v in _as_list(props.get(k))):
+                m = _HOST.match(v.strip().strip("<>"))
+                if m and m.group(1).lower() in CODE_HOSTS:
+                    ctx.update(words(m.group(2)))  # the repository's owner
+                elif m and "." in m.group(1):
+                    ctx.update(words(m.group(1).rsplit(".", 1)[0]))  # the site's name: minimal.guide
+        notes = sorted({n for v in p["values"] for n in naming.get(v.lower(), ())})
+        if notes:
+            ctx |= _link_words(conn, notes, CONTEXT_SHARE)
+        for pre in p["prefixes"]:
+            ctx.update(w for s in pre.rsplit("/", 1)[-1].split(".")[:-2] if bare(s) not in PROJECT_WORDS
+                       for w in words(s))
+            for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 AND substr(path, 1, ?) = ?",
+                                        (len(pre), pre)):
+                ctx.update(w for s in path[len(pre):-3].split(".")[:CONTEXT_DEPTH] for w in words(s))
+        for f in p["folders"]:
+            for (folder,) in conn.execute("SELECT DISTINCT folder FROM notes WHERE private = 0 AND "
+                                          "substr(folder, 1, ?) = ?", (len(f) + 1, f + "/")):
+                ctx.update(w for s in folder[len(f) + 1:].split("/")[:CONTEXT_DEPTH] for w in words(s))
+        p["context"] = sorted(ctx - set(PROJECT_WORDS))
+
+
+def _link_words(conn, paths: list[str], share: float) -> set[str]:
+    """The words of the notes the property links of `paths` point to (their titles, or the link's name
+    when no note is there), of those more than `share` of them carry; never the projects' category
+    (`categories: [[Projects]]`) nor a `project:` link."""
+    seen: dict[str, set[str]] = {}
+    for i in range(0, len(paths), 500):
+        chunk = paths[i:i + 500]
+        for src, linkpath, title in conn.execute(
+                f"SELECT l.src, l.linkpath, coalesce(n.display_title, n.title) FROM links l "
+                f"LEFT JOIN notes n ON n.path = l.target AND n.private = 0 WHERE l.kind = 'property' "
+                f"AND l.src IN ({','.join('?' * len(chunk))}) AND lower(l.prop) NOT IN "
+                f"({','.join('?' * len(PROJECT_PROPS))})", (*chunk, *PROJECT_PROPS)):
+            name = title or linkpath.split("#", 1)[0].rsplit("/", 1)[-1]
+            if name.strip() and not says_project(name):
+                seen.setdefault(name, set()).add(src)
+    return {w for name, srcs in seen.items() if len(srcs) > share * len(paths) for w in words(name)}
 
 
 def contains(title: str, name: str) -> bool:
@@ -808,28 +921,55 @@ def detect(projects: list[dict], cwd: str | None = None, name: str | None = None
     names of `cwd` (see `candidates`), best first. First each name of the folder itself (the working
     folder, its git top-level, its remotes' repositories) against every name of every project (see
     `key`); then each of them as a run of whole words of the title of a note the vault marks as a
-    project (see `contains`: `PSProfileTools` is "PowerShell - PSProfileTools Module"); last the
-    parent folders' names, whole. The first name that matches decides; a name matching several
+    project (see `contains`: `PSProfileTools` is "PowerShell - PSProfileTools Module"); then each of
+    them as one of those with the project's context words around it (see `with_context`:
+    `obsidian-minimal`); last the parent folders' names, whole. The first name that matches decides; a name matching several
     projects is ambiguous."""
     cands = [(name, "the name given")] if name else candidates(cwd)
     tried = list(dict.fromkeys(n for n, _ in cands))
     own = [c for c in cands if not c[1].startswith("parent folder")]
-    passes = [(own, False), (own, True), ([c for c in cands if c not in own], False)]
-    for group, inside in passes:
+    passes = [(own, ""), (own, "inside"), (own, "context"), ([c for c in cands if c not in own], "")]
+    for group, how_matched in passes:
         for cname, how in group:
-            if inside:  # `words` are precomputed (brief.json): no tokenizing on the SessionStart path
+            if how_matched == "inside":  # `words` are precomputed (brief.json): no tokenizing on the SessionStart path
                 k = "".join(words(cname))
-                hits = [p for p in projects if any(_run_of(ws, k) for ws in p.get("words") or
-                                                   [name_words(t) for t in p.get("titles", ())])]
+                hits = [p for p in projects if any(_run_of(ws, k) for ws in _words_of(p))]
+            elif how_matched == "context":
+                ws = words(cname)
+                hits = [p for p in projects if p.get("context") and with_context(ws, p)]
             else:
                 k = key(cname)
                 hits = [p for p in projects if k and k in p.get("keys", ())]
-            via = f"`{cname}`, the {how}" + (" (part of its title)" if inside else "")
+            via = f"`{cname}`, the {how}" + {"inside": " (part of its title)", "context": (
+                " (its words beside the project's)"), "": ""}[how_matched]
             if len(hits) == 1:
                 return Match(project=hits[0], via=via, tried=tried)
             if hits:
                 return Match(ambiguous=sorted(p["name"] for p in hits), via=via, tried=tried)
     return Match(tried=tried)
+
+
+def _words_of(p: dict) -> list[list[str]]:
+    return p.get("words") or [name_words(t) for t in p.get("titles", ())]
+
+
+def with_context(ws: list[str], p: dict) -> bool:
+    """The words of a folder's name `ws` are project `p`'s context words (see CONTEXT_SHARE), at
+    least one, around a name of the project or a run of whole words of its title (see `contains`):
+    `obsidian-minimal` is "Minimal Theme" of `org: [[Obsidian]]`, `csly-generator` is the project
+    `Perso.projects.CSLY` with its `generator` part. The project's own part is at least
+    MIN_CONTAINED letters and digits long."""
+    ctx = set(p.get("context") or ())
+    n = len(ws)
+    for i in range(n):
+        if i and ws[i - 1] not in ctx:
+            break
+        for j in range(n, i, -1):
+            if (i, j) != (0, n) and all(w in ctx for w in ws[j:]):
+                k = "".join(ws[i:j])
+                if len(k) >= MIN_CONTAINED and (k in p.get("keys", ()) or any(_run_of(t, k) for t in _words_of(p))):
+                    return True
+    return False
 
 
 def detect_in_index(conn, cwd: str | None = None, name: str | None = None) -> Match:

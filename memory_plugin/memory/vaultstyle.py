@@ -74,6 +74,7 @@ def _is_link(value) -> bool:
     return any(isinstance(v, str) and "[[" in v for v in vals)
 
 
+<<<<<<< HEAD
 _LINK_NAME_RE = re.compile(r"\[\[([^\]|#]+)")
 
 
@@ -92,21 +93,51 @@ def _category_notes(conn: sqlite3.Connection) -> set[str]:
 
 
 def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None) -> str:
+=======
+PROJECT_KEYS = ("project", "projects")  # the properties naming a note's project(s), in any case
+
+
+def _project_usage(conn: sqlite3.Connection) -> dict:
+    """How the vault's notes write their project: per note that names one (its first `project` /
+    `projects` property, any case, not empty), the key's spelling, whether the value is a list and
+    whether it links; and how many of the vault's project links point to no note."""
+    keys: Counter = Counter()
+    lists = linked = plain = 0
+    for (props,) in conn.execute("SELECT props FROM notes WHERE private = 0 AND props LIKE '%roj%'"):
+        d = json.loads(props or "{}")
+        k = next((k for k in d if str(k).lower() in PROJECT_KEYS and d[k] not in (None, "", [])), None)
+        if k is None:
+            continue
+        keys[k] += 1
+        lists += isinstance(d[k], list)
+        if _is_link(d[k]):
+            linked += 1
+        else:
+            plain += 1
+    links = dangling = 0
+    for target, n in conn.execute(
+            f"SELECT target IS NULL, count(*) FROM links WHERE kind = 'property' AND lower(prop) IN "
+            f"({','.join('?' * len(PROJECT_KEYS))}) GROUP BY target IS NULL", PROJECT_KEYS):
+        links += n
+        dangling += n if target else 0
+    return {"key": keys.most_common(1)[0][0] if keys else "project", "notes": sum(keys.values()),
+            "lists": lists, "linked": linked, "plain": plain, "dangling": dangling, "links": links}
+
+
+def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None,
+                  usage: dict | None = None) -> str:
+>>>>>>> projects
     """How to write `project`: `[[Hub]]` when the vault links its projects and a note for this project
-    exists (its title or an alias is the name), else the name as given. The vault links its projects
-    when most notes that name a project link it; when no note names one, when the vault links in its
-    properties anyway (`style`: most notes' properties hold a link, a category property, or Logseq,
-    whose property values are page references)."""
+    exists (its title or an alias is the name), else the name as given, or, where most of the vault's
+    project links point to no note (`projects: ["[[aq-client]]"]` naming a repository), a link to it
+    all the same. The vault links its projects when most notes that name a project link it; when no
+    note names one, when the vault links in its properties anyway (`style`: most notes' properties hold
+    a link, a category property, or Logseq, whose property values are page references)."""
     project = project.strip()
     if not project or project.startswith("[["):
         return project
-    linked = plain = 0
-    for (props,) in conn.execute("SELECT props FROM notes WHERE project IS NOT NULL AND private = 0"):
-        value = json.loads(props or "{}").get("project")
-        if _is_link(value):
-            linked += 1
-        elif value is not None:
-            plain += 1
+    u = usage or _project_usage(conn)
+    linked, plain = u["linked"], u["plain"]
     if not linked and not plain and style is not None:
         linked = int(style.links_properties or style.outliner or style.category_key is not None)
     if linked <= plain:
@@ -114,7 +145,8 @@ def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" 
     key = textutil.fold(project)
     hubs: list[tuple[int, str]] = []
     targets = {t for (t,) in conn.execute(
-        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND prop = 'project' AND target IS NOT NULL")}
+        f"SELECT DISTINCT target FROM links WHERE kind = 'property' AND lower(prop) IN "
+        f"({','.join('?' * len(PROJECT_KEYS))}) AND target IS NOT NULL", PROJECT_KEYS)}
     for path, title, dtitle, aliases, hub in conn.execute(
             "SELECT path, title, display_title, aliases, hub FROM notes WHERE private = 0 AND type != 'journal'"):
         names = [title, dtitle, *json.loads(aliases or "[]")]
@@ -122,8 +154,18 @@ def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" 
             # a note the vault already links as a project beats an authored hub beats any other
             hubs.append((0 if path in targets else 1 if hub else 2, path))
     if not hubs:
-        return project
+        return f"[[{project}]]" if u["dangling"] * 2 > u["links"] and "[" not in project and "]" not in project \
+            else project
     return f"[[{link_name(conn, sorted(hubs)[0][1])}]]"
+
+
+def project_property(conn: sqlite3.Connection, project: str, style: "Style | None" = None) -> tuple[str, object]:
+    """The property a new note names `project` in, as the vault's notes name theirs: the key most of
+    them spell (`project`, `projects`, `Project`), a list where most of them hold one (`projects:
+    ["[[aq-client]]"]`), the value as project_value writes it."""
+    u = _project_usage(conn)
+    value = project_value(conn, project, style, u)
+    return u["key"], [value] if value and u["lists"] * 2 > u["notes"] else value
 
 
 def link_name(conn: sqlite3.Connection, path: str) -> str:

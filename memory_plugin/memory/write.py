@@ -308,7 +308,8 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
         style = vaultstyle.of(cfg, conn)
         folder = style.folder(cfg, type_).strip("/")
         name = style.file_name(name, type_)
-        project_value = vaultstyle.project_value(conn, project, style) if project else ""
+        project_prop = vaultstyle.project_property(conn, project, style) if project else ("project", "")
+        project_value = project_prop[1][0] if isinstance(project_prop[1], list) else project_prop[1]
         # judged before the vault lock: in semantic mode this loads the model (a second or two) and
         # SessionEnd's journal append may be waiting for the lock
         me = dupes.Doc(title, type_, project_value or None, summary, body)
@@ -342,7 +343,7 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
             mention_text = f"{title}\n{summary}\n{body}"
             concepts = concept_mentions(conn, mention_text, set(link_paths))
             old_link = f"[[{link_name(conn, old)}]]" if old else None
-            text = _compose(conn, type_, title, name, summary, tag_list, project_value, body, link_paths,
+            text = _compose(conn, type_, title, name, summary, tag_list, project_prop, body, link_paths,
                             concepts, cfg, today, old_link, style, [d["entry"] for d in cited])
             result = {"path": rel, "title": title, "type": type_, "action": "created",
                       "links": link_paths, "concepts": [p for p, _ in concepts],
@@ -387,13 +388,14 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     if "modified" in st.keys:
         props.append((st.key("modified"), today))
     props += st.constants
-    props += st.empty
+    # a property of the vault's note shape left empty (`projects: []`) holds the project where it names it
+    props += [(k, v) for k, v in st.empty if not (project and project[1] and k.lower() == project[0].lower())]
     if "aliases" in st.schema:
         props.append((st.key("aliases"), []))
     props += [("last_validated", today), ("confidence", round(float(cfg.confidence_default), 2)),
               ("status", "open" if type_ == "pitfall" else "current")]
-    if project:
-        props.append(("project", project))
+    if project and project[1]:  # (key, value): the vault's spelling (vaultstyle.project_property)
+        props.append(project)
     if supersedes:
         props.append(("supersedes", supersedes))
     if link_paths:

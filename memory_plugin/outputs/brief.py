@@ -164,6 +164,7 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
             "name": p["name"], "title": p["title"], "keys": p["keys"],
             "count": len(notes),
             "words": p.get("words", []),  # what project.detect matches a folder's name inside of
+            "context": p.get("context", []),  # ... and the words it may hold beside them
             # the project's own note first, whether or not it is a hub
             "hubs": [_item(n) for n in notes if n["path"] == p["hub"]][:1]
             + [_item(n) for n in notes if n["hub"] and n["path"] != p["hub"]][:2],
@@ -293,7 +294,7 @@ def _line(it: dict, extra: str = "", limit: int = SUMMARY, now: float | None = N
 def catalog_of(data: dict) -> list[dict]:
     """The projects brief.json knows, in project.catalog's shape (older files: their key only)."""
     return [{"name": p.get("name", k), "title": p.get("title", p.get("name", k)),
-             "keys": p.get("keys") or [k], "words": p.get("words") or []}
+             "keys": p.get("keys") or [k], "words": p.get("words") or [], "context": p.get("context") or []}
             for k, p in data.get("projects", {}).items()]
 
 

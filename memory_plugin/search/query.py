@@ -177,10 +177,17 @@ def _fetch_rows(conn, paths: list[str]) -> dict[str, dict]:
     return out
 
 
+def _projects(r: dict) -> list[str]:
+    """Every project the note names (its `project` / `projects` properties, all their values)."""
+    from ..index import project as P
+
+    return P.note_projects(r["props"]) or ([r["project"]] if r["project"] else [])
+
+
 def _in_project(r: dict, p: str) -> bool:
-    """The note belongs to project `p` (folded): its `project` property, a folder of that name, or the
-    project's hub."""
-    return (T.fold(r["project"] or "") == p or p in (T.fold(f) for f in r["path"].split("/")[:-1])
+    """The note belongs to project `p` (folded): one of its `project` / `projects` values, a folder of
+    that name, or the project's hub."""
+    return (any(T.fold(n) == p for n in _projects(r)) or p in (T.fold(f) for f in r["path"].split("/")[:-1])
             or bool(r["hub"]) and T.fold(r["title"]) == p)
 
 
@@ -312,7 +319,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
             s *= RULES["status_match"]
         if project:
             c.mine = _in_project(r, pfold)
-            if not c.mine and r["project"]:
+            if not c.mine and _projects(r):
                 s, cause = s * RULES["other_project"], cause * RULES["other_project"]
         if _historical(r) or p in successors:
             f = RULES["historical_asked"] if history else RULES["historical"]
