@@ -74,7 +74,6 @@ def _is_link(value) -> bool:
     return any(isinstance(v, str) and "[[" in v for v in vals)
 
 
-<<<<<<< HEAD
 _LINK_NAME_RE = re.compile(r"\[\[([^\]|#]+)")
 
 
@@ -92,8 +91,6 @@ def _category_notes(conn: sqlite3.Connection) -> set[str]:
     return names
 
 
-def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None) -> str:
-=======
 PROJECT_KEYS = ("project", "projects")  # the properties naming a note's project(s), in any case
 
 
@@ -126,7 +123,6 @@ def _project_usage(conn: sqlite3.Connection) -> dict:
 
 def project_value(conn: sqlite3.Connection, project: str, style: "Style | None" = None,
                   usage: dict | None = None) -> str:
->>>>>>> projects
     """How to write `project`: `[[Hub]]` when the vault links its projects and a note for this project
     exists (its title or an alias is the name), else the name as given, or, where most of the vault's
     project links point to no note (`projects: ["[[aq-client]]"]` naming a repository), a link to it
