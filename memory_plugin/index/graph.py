@@ -152,7 +152,10 @@ DESCRIPTIVE_PROPS = frozenset({
     "organization", "company", "companies", "source", "sources", "related", "links", "see-also"})
 CATEGORY_MIN_SHARE = 0.2      # another property: carried by at least this share of the vault's notes ...
 CATEGORY_MIN_PER_TARGET = 3   # ... with at least this many notes per target on average (few classes)
-CATEGORY_MIN_MEMBERS = 2      # a target is a category when at least this many notes name it
+CATEGORY_MIN_MEMBERS = 2      # a classification property is the vault's category system when one of its
+                              # targets is shared by this many notes; then every note it names is a
+                              # category, however few its members (one the owner set up and has filed
+                              # one note in so far is a way in all the same)
 
 # Names. Compared after lowercasing and reading `-`, `_` and other marks as spaces ("_README" is
 # "readme", "start-here" is "start here").
@@ -211,24 +214,27 @@ def app_settings(vault: str | None, dialect: str) -> dict:
 
 def _categories(prop_links: dict[str, dict[str, set[str]]], n_notes: int) -> dict[str, int]:
     """Category notes -> how many notes name them, from {prop: {target: {src, ...}}} (property links
-    from notes that are neither journals nor templates). A property is category-like when it is
-    named as a classification (CATEGORY_PROPS), or, when it is no describing property
-    (DESCRIPTIVE_PROPS), when it classifies much of the vault into few classes (CATEGORY_MIN_SHARE of
-    the notes carry it, CATEGORY_MIN_PER_TARGET notes per target). Its targets that CATEGORY_MIN_MEMBERS
-    notes name are categories."""
+    from notes that are neither journals nor templates). A property named as a classification
+    (CATEGORY_PROPS) is the vault's category system when one of its targets is shared
+    (CATEGORY_MIN_MEMBERS); a property of another name, when it is no describing property
+    (DESCRIPTIVE_PROPS) and classifies much of the vault into few classes (CATEGORY_MIN_SHARE of the
+    notes carry it, CATEGORY_MIN_PER_TARGET notes per target). Every target of a category system is
+    a category, however few notes it has yet."""
     out: dict[str, int] = {}
     for prop, targets in prop_links.items():
         name = prop.lower()
         if name in DESCRIPTIVE_PROPS:
             continue
-        if name not in CATEGORY_PROPS:
+        if name in CATEGORY_PROPS:
+            if max(map(len, targets.values())) < CATEGORY_MIN_MEMBERS:
+                continue
+        else:
             carriers = set().union(*targets.values())
             if len(carriers) < CATEGORY_MIN_SHARE * n_notes or \
                     len(carriers) < CATEGORY_MIN_PER_TARGET * len(targets):
                 continue
         for t, srcs in targets.items():
-            if len(srcs) >= CATEGORY_MIN_MEMBERS:
-                out[t] = max(out.get(t, 0), len(srcs))
+            out[t] = max(out.get(t, 0), len(srcs))
     return out
 
 
@@ -342,7 +348,9 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             heads = folder
         elif path[:-3] in folder_size:
             heads = path[:-3]
-        if heads is not None and dialect != "logseq":  # Logseq's pages/ and journals/ are the app's storage
+        # Logseq's pages/ and journals/ and a Dendron vault's folder are the app's storage: their
+        # structure is the hierarchy in the file names
+        if heads is not None and dialect not in ("logseq", "dendron"):
             r = folder_size.get(heads, 0) - (path.startswith(heads + "/"))
             if r >= MIN_REACH:
                 add(path, "folder note", STRUCTURE_WEIGHT - DEPTH_PENALTY * heads.count("/"), r)
@@ -380,8 +388,8 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
         score = sum(e.values()) + REACH_WEIGHT * math.log2(1 + r)
         kind = max(e, key=lambda k: e[k])
         ranked.append({"path": path, "score": round(score, 1), "kind": kind, "reach": r,
-                       "_order": order.get(path, len(order))})
-    ranked.sort(key=lambda x: (-x["score"], x["_order"], x["path"]))
+                       "_order": (order.get(path, len(order)), -deg.get(path, (0, 0))[0])})
+    ranked.sort(key=lambda x: (-x["score"], x["_order"], x["path"]))  # then the home's order, then in-degree
     for x in ranked:
         del x["_order"]
     return ranked
@@ -557,9 +565,12 @@ def find_note(conn: sqlite3.Connection, ref: str) -> str:
 
     conn.create_function("ulower", 1, lambda v: unicodedata.normalize("NFC", v).lower() if isinstance(v, str)
                          else v, deterministic=True)
-    ql = unicodedata.normalize("NFC", q).lower()
+    qn = unicodedata.normalize("NFC", q)
+    ql = qn.lower()
     for arg in (ql, ql + ".md"):
         hit = [r[0] for r in conn.execute("SELECT path FROM notes WHERE ulower(path) = ?", (arg,))]
+        if len(hit) > 1:  # files whose names differ only in case: the one named as written
+            hit = [p for p in hit if unicodedata.normalize("NFC", p) in (qn, qn + ".md")]
         if len(hit) == 1:
             return hit[0]
     name = ql[:-3] if ql.endswith(".md") else ql
