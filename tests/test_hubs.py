@@ -125,6 +125,19 @@ def test_dendron_hierarchy_roots_are_hubs_and_its_tags_are_not(tmp_path):
     assert not [p for p in got if p.startswith(("tags", "templates"))]
 
 
+def test_a_site_kept_in_folders_opens_on_its_one_home_note_a_folder_down(tmp_path):
+    """No home note at the root: the one index/home note one folder down (`pages/index.md`) is the
+    vault's home; folders each with their own index are no home."""
+    v = tmp_path / "vault"
+    files = {"pages/index.md": "---\ntitle: Notes by Ada\n---\nWelcome.\n", "pages/about.md": "Me.\n"}
+    files.update({f"permanent/n{i}.md": f"See [[n{(i + 1) % 6}]].\n" for i in range(6)})
+    hubs = build(v, files)
+    assert hubs[0]["path"] == "pages/index.md" and hubs[0]["entry"] == "home"
+    w = tmp_path / "vault2"
+    files.update({"permanent/index.md": "The slipbox: [[n0]], [[n1]].\n"})
+    assert [r for r in build(w, files) if r["entry"] == "home"] == []
+
+
 def test_a_dendron_workspace_vault_in_a_folder_opens_on_its_root(tmp_path):
     """A Dendron vault's folder is storage, not structure: a note named Index in it is a note like
     any other, not the folder's note."""

@@ -330,6 +330,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
              or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
     homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
+    if not homes and not app["favorites"] and dialect not in ("logseq", "dendron"):
+        # a vault kept in folders (a site's `pages/index.md`) that names no way in: its one home note
+        # one folder down (Logseq's and Dendron's folders are storage)
+        below = [p for p in notes if p.count("/") == 1 and _norm(_stem(p)) in HOME_NAMES]
+        homes += below if len(below) == 1 else []
     for p in homes:
         add(p, "home", HOME_WEIGHT, deg.get(p, (0, 0))[1])
     for f in app["favorites"]:
