@@ -125,6 +125,20 @@ def test_dendron_hierarchy_roots_are_hubs_and_its_tags_are_not(tmp_path):
     assert not [p for p in got if p.startswith(("tags", "templates"))]
 
 
+def test_a_dendron_node_over_many_notes_comes_before_a_root_over_few(tmp_path):
+    """Every Dendron note sits at some depth of the hierarchy: `vim.plugins` over eight notes is a
+    bigger way in than `emacs` over two, one level up."""
+    v = tmp_path / "vault"
+    files = {"dendron.yml": "version: 5\n", "root.md": "---\ntitle: Root\n---\n",
+             "vim.md": "---\ntitle: Vim\n---\n", "vim.plugins.md": "---\ntitle: Plugins\n---\n",
+             "emacs.md": "---\ntitle: Emacs\n---\n", "emacs.org.md": "---\ntitle: Org\n---\n",
+             "emacs.magit.md": "---\ntitle: Magit\n---\n"}
+    files.update({f"vim.plugins.p{i}.md": f"---\ntitle: p{i}\n---\n" for i in range(8)})
+    got = paths(build(v, files))
+    assert got[:2] == ["root.md", "vim.md"]
+    assert got.index("vim.plugins.md") < got.index("emacs.md")
+
+
 def test_a_site_kept_in_folders_opens_on_its_one_home_note_a_folder_down(tmp_path):
     """No home note at the root: the one index/home note one folder down (`pages/index.md`) is the
     vault's home; folders each with their own index are no home."""

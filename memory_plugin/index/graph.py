@@ -117,7 +117,8 @@ def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 # A journal (date-named) note, a template and a person are never hubs; a tag-like target (the value
 # of a property that describes notes: `author:`, `genre:`, `topics:`) is never one for being linked.
 # The weights are ordinal, not fitted to a vault: home > pinned > authored = category = structure >
-# linked from home, and a folder note loses a level's worth per folder it sits below the top.
+# linked from home, and a folder note loses a level's worth per folder it sits below the top (a
+# hierarchy node, one doubling of reach per level).
 
 HOME_WEIGHT = 200       # the note the vault opens on: an index/home/readme/start-here note at the vault's
                         # root, the app's home page (Logseq :default-home, Obsidian's Homepage plugin),
@@ -133,6 +134,10 @@ FROM_HOME_WEIGHT = 30   # linked from a home note: the home note's own table of 
 REACH_WEIGHT = 4        # per doubling of the notes it opens onto (the folder's or hierarchy's notes,
                         # the category's members, the notes it links to): the bigger door first
 MIN_REACH = 2           # a folder note or hierarchy node over fewer notes than this is no way in
+HIER_DEPTH_PENALTY = REACH_WEIGHT  # a hierarchy level down costs what halving its notes would: every
+                        # note sits at some depth of its hierarchy (Dendron's tree, a Logseq namespace), so
+                        # a node over 24 notes a level down (`vim.plugins`) is a bigger door than a root
+                        # over 6 (`emacs`); folders keep DEPTH_PENALTY
 # Link degree, the last resort:
 OUT_LINK_WEIGHT = 2     # an entry point leads somewhere: each note it links to counts double ...
 IN_LINK_WEIGHT = 1      # ... each note linking to it once (people, dates and tags gather those)
@@ -364,7 +369,7 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
                 continue
             r = hier_size[path[:-3]]
             if r >= MIN_REACH:
-                add(path, "hierarchy root", STRUCTURE_WEIGHT - DEPTH_PENALTY * stem.count(hier_sep), r)
+                add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * stem.count(hier_sep), r)
 
     # categories: targets of category-like properties, named from notes that are no journal or template
     prop_links: dict[str, dict[str, set[str]]] = {}
