@@ -80,6 +80,21 @@ def test_note_lookup_by_name_title_and_ambiguity(built):
     assert r.returncode == 2 and r.stderr.startswith("Error:") and len(r.stderr.strip().splitlines()) == 1
 
 
+def test_a_path_names_its_note_when_another_differs_only_in_case(tmp_path, cache_dir):
+    v = tmp_path / "v"
+    v.mkdir()
+    (v / "Perso.dumb.md").write_text("Upper.\n")
+    (v / "perso.dumb.md").write_text("Lower.\n")
+    if len(list(v.iterdir())) < 2:
+        pytest.skip("a case-insensitive file system")
+    assert run_cli("--vault", str(v), "rebuild").returncode == 0
+    for name in ("Perso.dumb.md", "perso.dumb.md", "perso.dumb"):
+        ex = json.loads(run_cli("--vault", str(v), "explain", name, "--json").stdout)
+        assert ex["path"] == (name if name.endswith(".md") else name + ".md")
+    r = run_cli("--vault", str(v), "explain", "PERSO.DUMB.md")
+    assert r.returncode == 2 and "ambiguous" in r.stderr
+
+
 def test_no_command_modifies_the_vault(vault):
     before = hash_tree(vault)
     for args in (["rebuild"], ["sync"], ["status"], ["hubs"], ["conventions"], ["orphans"], ["dangling"],

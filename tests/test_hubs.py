@@ -55,6 +55,39 @@ def test_category_notes_are_hubs_and_people_dates_values_and_templates_are_not(t
     assert not [p for p in got if p.startswith("Daily/")]
 
 
+def test_every_category_the_vault_files_notes_in_is_a_hub_before_link_degree(tmp_path):
+    """Once `categories:` is the vault's category system (a category shared by several notes), a
+    category the owner has filed one note in so far is a way in too, ahead of any note that is only
+    much linked; categories come by their members, then by the notes linking to them."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    files = {f"Categories/{c}.md": f"![[{c}.base]]\n" for c in ("Books", "Movies", "Recipes", "Places")}
+    for i in range(3):
+        files[f"References/Book {i}.md"] = '---\ncategories:\n  - "[[Books]]"\n---\n'
+    files["References/Soup.md"] = '---\ncategories:\n  - "[[Recipes]]"\n---\n'
+    files["References/Rome.md"] = '---\ncategories: "[[Places]]"\n---\n'
+    files["Notes/Trip.md"] = "Went to [[Rome]], one of the [[Places]].\n"
+    files["References/Dune (film).md"] = '---\ncategories: "[[Movies]]"\n---\n'
+    for i in range(6):  # an evergreen note that many notes link to, leading to two
+        files[f"Notes/idea {i}.md"] = "Builds on [[Buy wisely]].\n"
+    files["Notes/Buy wisely.md"] = "See [[idea 0]] and [[idea 1]].\n"
+    hubs = build(v, files)
+    got = paths(hubs)
+    assert got[:4] == ["Categories/Books.md", "Categories/Places.md", "Categories/Movies.md",
+                       "Categories/Recipes.md"]
+    assert {r["entry"] for r in hubs[:4]} == {"category"}
+    assert got.index("Notes/Buy wisely.md") > 3 and hubs[got.index("Notes/Buy wisely.md")]["entry"] == "links"
+
+
+def test_a_property_no_note_shares_is_no_category_system(tmp_path):
+    """`type:` naming a different note from each note classifies nothing: its targets are no hubs."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    files = {f"n{i}.md": f'---\ntype: "[[t{i}]]"\n---\n' for i in range(4)}
+    files.update({f"t{i}.md": "A thing.\n" for i in range(4)})
+    assert not [r for r in build(v, files) if r["entry"] == "category"]
+
+
 def test_home_first_then_what_it_lists_and_folder_notes_by_depth(tmp_path):
     """A README at the root opens the vault; the notes it lists come next in its order; a folder's
     README heads that folder, less so the deeper it sits."""
@@ -92,13 +125,44 @@ def test_dendron_hierarchy_roots_are_hubs_and_its_tags_are_not(tmp_path):
     assert not [p for p in got if p.startswith(("tags", "templates"))]
 
 
+def test_a_dendron_node_over_many_notes_comes_before_a_root_over_few(tmp_path):
+    """Every Dendron note sits at some depth of the hierarchy: `vim.plugins` over eight notes is a
+    bigger way in than `emacs` over two, one level up."""
+    v = tmp_path / "vault"
+    files = {"dendron.yml": "version: 5\n", "root.md": "---\ntitle: Root\n---\n",
+             "vim.md": "---\ntitle: Vim\n---\n", "vim.plugins.md": "---\ntitle: Plugins\n---\n",
+             "emacs.md": "---\ntitle: Emacs\n---\n", "emacs.org.md": "---\ntitle: Org\n---\n",
+             "emacs.magit.md": "---\ntitle: Magit\n---\n"}
+    files.update({f"vim.plugins.p{i}.md": f"---\ntitle: p{i}\n---\n" for i in range(8)})
+    got = paths(build(v, files))
+    assert got[:2] == ["root.md", "vim.md"]
+    assert got.index("vim.plugins.md") < got.index("emacs.md")
+
+
+def test_a_site_kept_in_folders_opens_on_its_one_home_note_a_folder_down(tmp_path):
+    """No home note at the root: the one index/home note one folder down (`pages/index.md`) is the
+    vault's home; folders each with their own index are no home."""
+    v = tmp_path / "vault"
+    files = {"pages/index.md": "---\ntitle: Notes by Ada\n---\nWelcome.\n", "pages/about.md": "Me.\n"}
+    files.update({f"permanent/n{i}.md": f"See [[n{(i + 1) % 6}]].\n" for i in range(6)})
+    hubs = build(v, files)
+    assert hubs[0]["path"] == "pages/index.md" and hubs[0]["entry"] == "home"
+    w = tmp_path / "vault2"
+    files.update({"permanent/index.md": "The slipbox: [[n0]], [[n1]].\n"})
+    assert [r for r in build(w, files) if r["entry"] == "home"] == []
+
+
 def test_a_dendron_workspace_vault_in_a_folder_opens_on_its_root(tmp_path):
+    """A Dendron vault's folder is storage, not structure: a note named Index in it is a note like
+    any other, not the folder's note."""
     v = tmp_path / "ws"
     files = {"dendron.yml": "version: 5\nworkspace:\n  vaults:\n    - fsPath: notes\n",
              "notes/root.md": "---\ntitle: Root\n---\n", "notes/ee.md": "---\ntitle: EE\n---\n",
-             "notes/ee.hw.md": "---\ntitle: HW\n---\n", "notes/ee.zb.md": "---\ntitle: ZB\n---\n"}
+             "notes/ee.hw.md": "---\ntitle: HW\n---\n", "notes/ee.zb.md": "---\ntitle: ZB\n---\n",
+             "notes/Index.md": "---\ntitle: Index\n---\nA snippet.\n"}
     hubs = build(v, files)
     assert paths(hubs)[:2] == ["notes/root.md", "notes/ee.md"] and hubs[0]["entry"] == "home"
+    assert "notes/Index.md" not in paths(hubs)
 
 
 def test_logseq_favorites_are_hubs_and_journals_never(tmp_path):

@@ -124,16 +124,32 @@ def test_foam_titles_by_title_property_then_first_h1_then_file_name():
     assert note("foam", "scratch-pad.md").display_title == "scratch-pad"
 
 
-def test_a_folder_no_app_marked_titles_a_note_by_its_opening_h1_else_its_file_name(tmp_path):
-    """No `.obsidian/`, `.foam/`, Dendron or Logseq marker: the H1 that opens a note is the title a
-    markdown viewer shows; a later H1 is a section, and a note without one keeps its file name."""
-    (tmp_path / "tollgate.md").write_text("# Tollgate\n\nThe API gateway.\n")
-    (tmp_path / "kevin-kelly.md").write_text("## Books\n\n- Cool Tools\n\n# Clippings\n\n- one\n")
+def test_a_folder_no_app_marked_titles_by_title_property_then_a_slug_by_its_opening_h1(tmp_path):
+    """No `.obsidian/`, `.foam/`, Dendron or Logseq marker. The `title:` a note declares is its title.
+    Else a slug file name (what a static site or a wiki keeps) shows the H1 that opens the note; a
+    later H1 is a section. A file name written as a name is the title, as the note apps show it: an
+    H1 pasted at the top of the note stays searchable, as an alias."""
+    files = {"tollgate.md": "# Tollgate\n\nThe API gateway.\n",
+             "kevin-kelly.md": "## Books\n\n- Cool Tools\n\n# Clippings\n\n- one\n",
+             "vector-space.md": "---\ntitle: Vector Space (linear algebra)\n---\n\n# Vectors\n",
+             "README.md": "# Notes by Ada\n\nWelcome.\n",
+             "Notes/Base Home.md": "# Vault System Plan\n\nHow this vault is kept.\n",
+             "Categories/TechLearning.md": "# Tech learning\n\n![[Tech.base]]\n",
+             "Decisions/Adopt ruff.md": "---\ntitle: \"ADR-007: Ruff\"\n---\n# Ruff replaces flake8\n",
+             "Notes/肠胃.md": "# 🏥 健康日志\n"}
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text, encoding="utf-8")
     cfg = load_config(vault=tmp_path)
     assert cfg.values["dialect"] == "plain"
-    titles = {rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values).display_title
-              for rel in ("tollgate.md", "kevin-kelly.md")}
-    assert titles == {"tollgate.md": "Tollgate", "kevin-kelly.md": "kevin-kelly"}
+    notes = {rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values) for rel in files}
+    assert {rel: n.display_title for rel, n in notes.items()} == {
+        "tollgate.md": "Tollgate", "kevin-kelly.md": "kevin-kelly",
+        "vector-space.md": "Vector Space (linear algebra)", "README.md": "Notes by Ada",
+        "Notes/Base Home.md": "Base Home", "Categories/TechLearning.md": "TechLearning", "Notes/肠胃.md": "肠胃",
+        "Decisions/Adopt ruff.md": "ADR-007: Ruff"}
+    assert "Vault System Plan" in notes["Notes/Base Home.md"].aliases
+    assert "Tech learning" in notes["Categories/TechLearning.md"].aliases
 
 
 def test_markdown_links_read_as_their_labels_and_fields_are_no_prose():

@@ -117,7 +117,8 @@ def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 # A journal (date-named) note, a template and a person are never hubs; a tag-like target (the value
 # of a property that describes notes: `author:`, `genre:`, `topics:`) is never one for being linked.
 # The weights are ordinal, not fitted to a vault: home > pinned > authored = category = structure >
-# linked from home, and a folder note loses a level's worth per folder it sits below the top.
+# linked from home, and a folder note loses a level's worth per folder it sits below the top (a
+# hierarchy node, one doubling of reach per level).
 
 HOME_WEIGHT = 200       # the note the vault opens on: an index/home/readme/start-here note at the vault's
                         # root, the app's home page (Logseq :default-home, Obsidian's Homepage plugin),
@@ -133,6 +134,10 @@ FROM_HOME_WEIGHT = 30   # linked from a home note: the home note's own table of 
 REACH_WEIGHT = 4        # per doubling of the notes it opens onto (the folder's or hierarchy's notes,
                         # the category's members, the notes it links to): the bigger door first
 MIN_REACH = 2           # a folder note or hierarchy node over fewer notes than this is no way in
+HIER_DEPTH_PENALTY = REACH_WEIGHT  # a hierarchy level down costs what halving its notes would: every
+                        # note sits at some depth of its hierarchy (Dendron's tree, a Logseq namespace), so
+                        # a node over 24 notes a level down (`vim.plugins`) is a bigger door than a root
+                        # over 6 (`emacs`); folders keep DEPTH_PENALTY
 # Link degree, the last resort:
 OUT_LINK_WEIGHT = 2     # an entry point leads somewhere: each note it links to counts double ...
 IN_LINK_WEIGHT = 1      # ... each note linking to it once (people, dates and tags gather those)
@@ -152,7 +157,10 @@ DESCRIPTIVE_PROPS = frozenset({
     "organization", "company", "companies", "source", "sources", "related", "links", "see-also"})
 CATEGORY_MIN_SHARE = 0.2      # another property: carried by at least this share of the vault's notes ...
 CATEGORY_MIN_PER_TARGET = 3   # ... with at least this many notes per target on average (few classes)
-CATEGORY_MIN_MEMBERS = 2      # a target is a category when at least this many notes name it
+CATEGORY_MIN_MEMBERS = 2      # a classification property is the vault's category system when one of its
+                              # targets is shared by this many notes; then every note it names is a
+                              # category, however few its members (one the owner set up and has filed
+                              # one note in so far is a way in all the same)
 
 # Names. Compared after lowercasing and reading `-`, `_` and other marks as spaces ("_README" is
 # "readme", "start-here" is "start here").
@@ -211,24 +219,27 @@ def app_settings(vault: str | None, dialect: str) -> dict:
 
 def _categories(prop_links: dict[str, dict[str, set[str]]], n_notes: int) -> dict[str, int]:
     """Category notes -> how many notes name them, from {prop: {target: {src, ...}}} (property links
-    from notes that are neither journals nor templates). A property is category-like when it is
-    named as a classification (CATEGORY_PROPS), or, when it is no describing property
-    (DESCRIPTIVE_PROPS), when it classifies much of the vault into few classes (CATEGORY_MIN_SHARE of
-    the notes carry it, CATEGORY_MIN_PER_TARGET notes per target). Its targets that CATEGORY_MIN_MEMBERS
-    notes name are categories."""
+    from notes that are neither journals nor templates). A property named as a classification
+    (CATEGORY_PROPS) is the vault's category system when one of its targets is shared
+    (CATEGORY_MIN_MEMBERS); a property of another name, when it is no describing property
+    (DESCRIPTIVE_PROPS) and classifies much of the vault into few classes (CATEGORY_MIN_SHARE of the
+    notes carry it, CATEGORY_MIN_PER_TARGET notes per target). Every target of a category system is
+    a category, however few notes it has yet."""
     out: dict[str, int] = {}
     for prop, targets in prop_links.items():
         name = prop.lower()
         if name in DESCRIPTIVE_PROPS:
             continue
-        if name not in CATEGORY_PROPS:
+        if name in CATEGORY_PROPS:
+            if max(map(len, targets.values())) < CATEGORY_MIN_MEMBERS:
+                continue
+        else:
             carriers = set().union(*targets.values())
             if len(carriers) < CATEGORY_MIN_SHARE * n_notes or \
                     len(carriers) < CATEGORY_MIN_PER_TARGET * len(targets):
                 continue
         for t, srcs in targets.items():
-            if len(srcs) >= CATEGORY_MIN_MEMBERS:
-                out[t] = max(out.get(t, 0), len(srcs))
+            out[t] = max(out.get(t, 0), len(srcs))
     return out
 
 
@@ -324,6 +335,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
              or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
     homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
+    if not homes and not app["favorites"] and dialect not in ("logseq", "dendron"):
+        # a vault kept in folders (a site's `pages/index.md`) that names no way in: its one home note
+        # one folder down (Logseq's and Dendron's folders are storage)
+        below = [p for p in notes if p.count("/") == 1 and _norm(_stem(p)) in HOME_NAMES]
+        homes += below if len(below) == 1 else []
     for p in homes:
         add(p, "home", HOME_WEIGHT, deg.get(p, (0, 0))[1])
     for f in app["favorites"]:
@@ -342,7 +358,9 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             heads = folder
         elif path[:-3] in folder_size:
             heads = path[:-3]
-        if heads is not None and dialect != "logseq":  # Logseq's pages/ and journals/ are the app's storage
+        # Logseq's pages/ and journals/ and a Dendron vault's folder are the app's storage: their
+        # structure is the hierarchy in the file names
+        if heads is not None and dialect not in ("logseq", "dendron"):
             r = folder_size.get(heads, 0) - (path.startswith(heads + "/"))
             if r >= MIN_REACH:
                 add(path, "folder note", STRUCTURE_WEIGHT - DEPTH_PENALTY * heads.count("/"), r)
@@ -351,7 +369,7 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
                 continue
             r = hier_size[path[:-3]]
             if r >= MIN_REACH:
-                add(path, "hierarchy root", STRUCTURE_WEIGHT - DEPTH_PENALTY * stem.count(hier_sep), r)
+                add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * stem.count(hier_sep), r)
 
     # categories: targets of category-like properties, named from notes that are no journal or template
     prop_links: dict[str, dict[str, set[str]]] = {}
@@ -380,8 +398,8 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
         score = sum(e.values()) + REACH_WEIGHT * math.log2(1 + r)
         kind = max(e, key=lambda k: e[k])
         ranked.append({"path": path, "score": round(score, 1), "kind": kind, "reach": r,
-                       "_order": order.get(path, len(order))})
-    ranked.sort(key=lambda x: (-x["score"], x["_order"], x["path"]))
+                       "_order": (order.get(path, len(order)), -deg.get(path, (0, 0))[0])})
+    ranked.sort(key=lambda x: (-x["score"], x["_order"], x["path"]))  # then the home's order, then in-degree
     for x in ranked:
         del x["_order"]
     return ranked
@@ -557,9 +575,12 @@ def find_note(conn: sqlite3.Connection, ref: str) -> str:
 
     conn.create_function("ulower", 1, lambda v: unicodedata.normalize("NFC", v).lower() if isinstance(v, str)
                          else v, deterministic=True)
-    ql = unicodedata.normalize("NFC", q).lower()
+    qn = unicodedata.normalize("NFC", q)
+    ql = qn.lower()
     for arg in (ql, ql + ".md"):
         hit = [r[0] for r in conn.execute("SELECT path FROM notes WHERE ulower(path) = ?", (arg,))]
+        if len(hit) > 1:  # files whose names differ only in case: the one named as written
+            hit = [p for p in hit if unicodedata.normalize("NFC", p) in (qn, qn + ".md")]
         if len(hit) == 1:
             return hit[0]
     name = ql[:-3] if ql.endswith(".md") else ql

@@ -3,8 +3,12 @@ files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect
 
 - obsidian (a `.obsidian/` folder): the file name. An H1 is body text and a `title:` property is a
   property (kept searchable as an alias).
-- plain (no app's marker): the `title:` property the note declares, else the H1 that opens it (what a
-  markdown viewer shows as its title), else the file name; an H1 further down is a section.
+- plain (no app's marker): the `title:` property the note declares (what every static-site generator
+  shows); else the file name, as the note apps that keep a folder of notes show it (Obsidian, Foam),
+  when it is written as a name ("Base Home", "TechLearning", "肠胃"): an H1 there is body text (a
+  pasted heading); a slug file name (`kebab-case`, `snake_case`, one lowercase word, README/index),
+  which a site or a wiki does not show, gives way to the H1 that opens the note (what the site or a
+  markdown viewer shows as its title). An H1 further down is a section.
 - foam: the `title:` property, else the first H1 of the note, else the file name (Foam's title
   parser: foam-vscode's markdown-parser.ts, titlePlugin).
 - dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
@@ -24,6 +28,9 @@ import re
 _OPENING_H1_RE = re.compile(r"\n*+[ \t]*+#[ \t]++([^\n]++)")
 
 OBSIDIAN, DENDRON, LOGSEQ, FOAM, PLAIN = "obsidian", "dendron", "logseq", "foam", "plain"
+# a file name written as a slug, not a name: words joined by `-`/`_` with no space (`vector-space`,
+# `DeepSeek-R1-Zero`), one lowercase word (`vector`), or a folder's README/index
+_SLUG_NAMES = frozenset({"readme", "index"})
 _FIRST_H1_RE = re.compile(r"^[ \t]{0,3}#[ \t]++([^\n]++)", re.M)
 
 # Logseq page properties: `key:: value` lines at the top of the file, before its first block
@@ -114,6 +121,14 @@ def title_for(path: str, props: dict, body: str, dialect: str) -> tuple[str, lis
     return title, [n for n in names if n.lower() != title.lower()]
 
 
+def is_slug(name: str) -> bool:
+    """Whether a file name (without .md) is a slug, not a name a person would show."""
+    if not name or any(c.isspace() for c in name):
+        return False
+    inner = name.strip("-_")
+    return inner.lower() in _SLUG_NAMES or "-" in inner or "_" in inner or name.islower()
+
+
 def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[str]]:
     name = path.rsplit("/", 1)[-1][:-3]
     ptitle = props.get("title")
@@ -136,9 +151,9 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
         m = _FIRST_H1_RE.search(body, 0, 200_000)
         h1 = m.group(1).strip().rstrip("#").strip() if m else ""
         return (h1 or name), []
-    if dialect == PLAIN:
-        if ptitle:
-            return ptitle, []
+    if dialect == PLAIN and ptitle:
+        return ptitle, []
+    if dialect == PLAIN and is_slug(name):
         h1 = opening_h1(body)
         if h1 and "{{" not in h1 and "<%" not in h1:
             return h1, []
