@@ -60,3 +60,38 @@ def test_named_known_rule():
     sem = {**ev, "semantic": True, "sem_z": -3.0, "named_known": A["named_known_min"],
            "known": A["named_known_floor"]}
     assert not Q.abstain(sem) and Q.abstain({**sem, "named_known": 0.0})
+
+
+def _films(tmp_path):
+    v = tmp_path / "films"
+    _note(v, "Movies/Alien.md", '---\ncategories: "[[Movies]]"\ndirector: "[[Ridley Scott]]"\nyear: 1979\n---\n'
+                                "A crew answers a distress call.\n")
+    _note(v, "Notes/Import.md", "How the bank statements are brought in each month.\n")
+    for t in ("tea", "kites", "stamps", "boats", "clocks", "maps", "shoes", "lamps", "bread", "chess", "piano"):
+        _note(v, f"Notes/{t.title()}.md", f"What I know about {t}.\n")
+    r = run_cli("--vault", str(v), "rebuild")
+    assert r.returncode == 0, r.stderr
+    return v
+
+
+def test_a_fact_filed_in_a_property_is_evidence(tmp_path, cache_dir):
+    """"picture" and "shoot" (no note has them) outweigh "Ridley Scott", which only Alien's
+    `director:` property holds: that property is what its owner filed about the note, so the
+    question is answered, and `why` shows the property."""
+    v = _films(tmp_path)
+    r = run_cli("--vault", str(v), "query", "which picture did Ridley Scott shoot?", "--json")
+    items = json.loads(r.stdout)["items"]
+    assert items and items[0]["path"] == "Movies/Alien.md"
+    assert any("director: [[Ridley Scott]]" in w for w in items[0]["why"])
+    # a question mostly of words no note has still abstains, property or not
+    assert _ask(v, "how do I import my Evernote notebooks?") == []
+    assert _ask(v, "which pictures were shot by Ridley Scott in seventy-nine?") == []
+
+
+def test_filed_known_rule():
+    A = Q.ABSTAIN
+    ev = {"named": False, "semantic": False, "sem_top": 0.0, "agree": False, "named_w": 0.0, "cover": 0.3,
+          "named_known": 0.0, "known": A["lexical_known"] - 0.01}
+    assert Q.abstain({**ev, "filed_known": A["filed_known_min"] - 0.01})
+    assert not Q.abstain({**ev, "filed_known": A["filed_known_min"]})
+    assert Q.abstain({**ev, "filed_known": 1.0, "known": A["named_known_floor"] - 0.01})

@@ -84,3 +84,28 @@ def test_an_alias_is_a_name_and_a_private_note_never_is(conn):
     assert "Concepts/Write-ahead logging.md" in got and same_names(found, got, want)
     found, _, _ = title_and_alias_hits(conn, "salary negotiation")
     assert not any(p.startswith("Personal/") for p in found)
+
+
+def test_a_name_in_an_unspaced_script_is_found_by_its_characters(tmp_path, cache_dir):
+    """Chinese is written without spaces: the index keeps "最好用的工具集合在哪个笔记" as one token, so
+    the title `最好用的工具集合` is no word of the question, yet the question holds it; a two-character
+    title inside a long question weighs little (its share of the question's characters)."""
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "tools.md").write_text("---\ntitle: 最好用的工具集合\n---\n- ripgrep\n", encoding="utf-8")
+    (vault / "books.md").write_text("---\ntitle: 读书\n---\n- 三体\n", encoding="utf-8")
+    (vault / "other.md").write_text("# Other\n\nNothing about it.\n")
+    assert run_cli("--vault", str(vault), "rebuild").returncode == 0
+    c = open_index(load_config(vault=vault))
+    try:
+        q = Q.parse_question("最好用的工具集合在哪个笔记?")
+        ranked, why = R.names(c, q["words"], q["content"], None)
+        assert ranked[0][0] == "tools.md" and "named in the question" in why["tools.md"]
+        assert ranked[0][1] >= Q.ABSTAIN["named_min"]  # evidence: answered, not "Nothing"
+        q = Q.parse_question("读书的时候最好用的工具集合在哪个笔记?")
+        weights = dict(R.names(c, q["words"], q["content"], None)[0])
+        assert weights["books.md"] < Q.ABSTAIN["named_min"] and weights["books.md"] < weights["tools.md"]
+    finally:
+        c.close()
+    r = run_cli("--vault", str(vault), "query", "最好用的工具集合在哪个笔记?", "--json")
+    assert json.loads(r.stdout)["items"][0]["path"] == "tools.md"

@@ -89,7 +89,7 @@ def alone(cfg: Config, conn: sqlite3.Connection, q: dict, name: str = "semantic"
     semantic layer off)."""
     from . import query as Q, retrieve as R
 
-    parsed = Q.parse_question(q["q"])
+    parsed = Q.parse_question(q["q"], Q.held_kinds(conn))
     found = R.RETRIEVER[name].run(R.Ask(cfg, conn, q["q"], parsed["words"], parsed["content"], q["type"]))
     return None if found is None else [p for p, _ in found[0]][:10]
 

@@ -59,17 +59,42 @@ def detect_project(conn: sqlite3.Connection, cwd: str | None = None) -> str | No
 
 # ---------------------------------------------------------------- parsing the question
 
-def parse_question(text: str) -> dict:
+def note_kind(type_: str | None) -> str | None:
+    """A note's kind: its type, or the note its `type:` links to, as the vault's own convention
+    names kinds (`type: "[[Task]]"`, held folded as "[[task]]": "task")."""
+    if type_ and type_.startswith("[[") and type_.endswith("]]"):
+        return type_[2:-2].split("|")[0].strip()
+    return type_
+
+
+def _kind_types(kinds) -> list[str]:
+    """The `type` values that are each of `kinds`: the kind, and a link to it."""
+    return [t for k in kinds for t in (k, f"[[{k}]]")]
+
+
+def held_kinds(conn: sqlite3.Connection) -> set[str]:
+    """The kinds of T.TYPE_WORDS that some public note of the vault is of (note_kind)."""
+    types = _kind_types(sorted(set(T.TYPE_WORDS.values())))
+    return {note_kind(t) for (t,) in conn.execute(f"SELECT DISTINCT type FROM notes WHERE type IN "
+                                                  f"({','.join('?' * len(types))}) AND private = 0", types)}
+
+
+def parse_question(text: str, held: set[str] | None = None) -> dict:
+    """The question's words, content words, the kind of note it asks for, history and status.
+    `held`: the kinds the vault's notes are of (held_kinds; None: every kind). A word naming a kind
+    no note is of is an ordinary word of the question ("rake task arguments", "a search pattern" in a
+    vault with no typed notes): searched for, never a kind asked for."""
     all_words = T.words(text)
+    kind_words = T.TYPE_WORDS if held is None else {w: k for w, k in T.TYPE_WORDS.items() if k in held}
     # The first word naming a kind of note is what is asked for ("which concept does the queue
     # decision depend on?" asks for a concept); "which/what/any <kind>" asks for it strongly.
-    kinds = [(i, T.TYPE_WORDS[w]) for i, w in enumerate(all_words) if w in T.TYPE_WORDS]
+    kinds = [(i, kind_words[w]) for i, w in enumerate(all_words) if w in kind_words]
     intent = {kinds[0][1]} if kinds else set()
     strong = bool(kinds) and kinds[0][0] <= 2 and any(w in ("which", "what", "any", "list", "all")
                                                        for w in all_words[:kinds[0][0]])
     history = any(w in T.HISTORY_WORDS for w in all_words) or "used to" in T.fold(text)
     statuses = set().union(*(T.STATUS_WORDS[w] for w in all_words if w in T.STATUS_WORDS))
-    content = R.content_words(all_words, T.TYPE_WORDS.keys())
+    content = R.content_words(all_words, kind_words.keys())
     return {"words": all_words, "content": content, "intent": intent, "history": history,
             "statuses": statuses, "strong": strong}
 
@@ -123,6 +148,11 @@ ABSTAIN = {
                             # logseq, four small vaults, the five dialect sets): 0.35-0.45 one
                             # plateau at 0.5; 0.3 answers a silverbullet negative. The same share
                             # over a note's body text answered 2-5 dev negatives (PROTOCOL.md).
+    "filed_known_min": 0.8,  # or one of BM25's top 5 holds this share of that mass in what its owner
+                            # filed about it, its title, aliases, tags and properties (`director:
+                            # [[Ridley Scott]]`, `author:: …`, the titles property links point to),
+                            # with the same floor: the facts a vault keeps in properties answer
+                            # although the question's other words are words no note has.
     # Semantic on: the best cosine as a z-score against the vault's own calibration (semantic/vectors.py):
     "novel_known": 0.5,     # the words some note has hold less than this share of the idf mass (the
                             # question names things the vault never mentions: a product, a tool) ...
@@ -153,7 +183,8 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
     rule = {**ABSTAIN, **(rule or {})}
     if ev.get("named_w", 0.0) >= rule["named_min"] or ev.get("cover", 0.0) >= rule["cover_min"]:
         return False
-    if ev.get("named_known", 0.0) >= rule["named_known_min"] and ev["known"] >= rule["named_known_floor"]:
+    if ev["known"] >= rule["named_known_floor"] and (ev.get("named_known", 0.0) >= rule["named_known_min"]
+                                                      or ev.get("filed_known", 0.0) >= rule["filed_known_min"]):
         return False
     if ev["semantic"]:
         z = ev.get("sem_z", 0.0)
@@ -161,6 +192,19 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
             return True
         return (ev["known"] < rule["novel_known"] and z < rule["novel_z"]) or z < rule["far_z"]
     return ev["known"] < rule["lexical_known"]
+
+
+def filed_share(conn: sqlite3.Connection, paths: list[str], weights: dict[str, tuple[float, int]], mass: float) -> float:
+    """The largest share of `mass` (the idf of the question's words some note has; `weights`: word ->
+    (idf, df)) that one of `paths` holds in its title, aliases, tags and property text (abstention's
+    `filed_known`), each word as the lexical retriever finds it (its stem as a word start)."""
+    known = {w: T.term_regex(w) for w, (_idf, df) in weights.items() if df}
+    best = 0.0
+    for row in rows_in(conn, "SELECT f.title, f.aliases, f.tags, f.props FROM fts f JOIN notes n ON n.id = f.rowid"
+                             " WHERE n.path IN ({in})", paths):
+        hay = T.fold("\n".join(x or "" for x in row))
+        best = max(best, sum(weights[w][0] for w, rx in known.items() if rx.search(hay)) / mass)
+    return best
 
 
 # ---------------------------------------------------------------- notes
@@ -217,7 +261,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         raise QueryError(f"budget {budget} is below the minimum of {MIN_BUDGET} tokens: "
                          f"give --budget {MIN_BUDGET} or more")
     type_ = check_type(type_)
-    q = parse_question(text)
+    q = parse_question(text, held_kinds(conn))
     history = history or q["history"]
     if project is None:
         project = detect_project(conn, cwd)
@@ -231,8 +275,9 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
     close: set[str] | None = None  # semantic on: the notes closer in meaning than usual (retrieve.SEMANTIC_EVIDENCE_Z)
     if not q["content"] and kinds:
         # "pitfalls?" alone: every note of that kind, ranked by the rules (confidence, recency, project).
-        paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(kinds))}) "
-                                            "AND private = 0 AND skipped = 0 ORDER BY path LIMIT 500", kinds)]
+        types = _kind_types(kinds)
+        paths = [r[0] for r in conn.execute(f"SELECT path FROM notes WHERE type IN ({','.join('?' * len(types))}) "
+                                            "AND private = 0 AND skipped = 0 ORDER BY path LIMIT 500", types)]
         for p in paths:
             cands[p] = R.Cand(p, fused=1.0)
     else:
@@ -279,6 +324,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 mass = sum(idf for idf, df in weights.values() if df)
                 ev["named_known"] = max((sum(weights[w][0] for w in dict.fromkeys(ws) if w in weights and weights[w][1])
                                          / mass for ws in ask.named.values()), default=0.0) if mass else 0.0
+                if mass and ev["known"] >= ABSTAIN["named_known_floor"]:
+                    ev["filed_known"] = filed_share(conn, [h[0] for h in lex[:5]], weights, mass)
         res["evidence"] = ev
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)
@@ -306,7 +353,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         s = c.fused
         cause = 1.0  # the product of the rules that lower a note for a reason of its own
         if q["intent"]:
-            f = RULES["intent_match"] if r["type"] in q["intent"] else \
+            f = RULES["intent_match"] if note_kind(r["type"]) in q["intent"] else \
                 RULES["intent_other_strong"] if q["strong"] else RULES["intent_other"]
             s, cause = s * f, cause * f
         conf = L.confidence(cfg, r["props"], r["created"], type_=r["type"])
@@ -455,8 +502,8 @@ def _item(c: R.Cand, rows: dict, q: dict, project: str | None, history: bool, su
           matched: dict[str, set[str]]) -> dict:
     r = rows[c.path]
     why = [c.why[k] for k in WHY_ORDER if c.why.get(k) and not c.why.get(R.RETRIEVER[k].shadowed_by)]
-    if q["intent"] and r["type"] in q["intent"]:
-        why.append(f"is a {r['type']}")
+    if q["intent"] and note_kind(r["type"]) in q["intent"]:
+        why.append(f"is a {note_kind(r['type'])}")
     if c.mine:
         why.append(f"project {project}")
     st = L.shown_status(r["status"], c.path in successors) or ""

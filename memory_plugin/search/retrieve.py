@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sqlite3
 
 from ..core import textutil as T
@@ -63,6 +64,10 @@ HUB_DEGREE = 10       # a neighbour linked with more notes than this spreads les
 SEMANTIC_EVIDENCE_Z = 0.0
 # Word pieces that are no words (what's -> s, you're -> re): never searched for, never a `why`.
 FRAGMENTS = frozenset("s t d m re ve ll".split())
+# Scripts written without spaces between words (Chinese, Japanese kana; unicode61, the index's
+# tokenizer, keeps a run of them as one token): a name in one is found in the question by its
+# characters, not by its words (names()).
+UNSPACED_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 class Cand(Record):
@@ -248,14 +253,27 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
             "SELECT n.path, n.title, n.display_title, n.aliases FROM fts JOIN notes n ON n.id = fts.rowid"
             " WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY fts.rowid LIMIT 400",
             ["{title aliases}: (" + " OR ".join(f'"{w}"*' for w in like) + ")"]).fetchall()
+        unspaced = [w for w in like if UNSPACED_RE.search(w)]
+        if unspaced:  # a name in an unspaced script starts at any character of the question's run
+            rows += conn.execute(
+                "SELECT n.path, n.title, n.display_title, n.aliases FROM fts JOIN notes n ON n.id = fts.rowid"
+                " WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY fts.rowid LIMIT 400",
+                ["{title aliases}: (" + " OR ".join(dict.fromkeys(f'"{w[i:i + 2]}"*' for w in unspaced
+                                                                  for i in range(len(w) - 1))) + ")"]).fetchall()
+        chars = sum(len(w) for w in content)
         for path, title, dtitle, aliases in rows:
             # a display title like the title adds nothing (add keeps the first of equal weights)
             named = [("title", title)] + ([("title", dtitle)] if dtitle != title else [])
             for kind, name in named + [("alias", a) for a in (json.loads(aliases) if aliases and aliases != "[]" else ())]:
                 nw = T.words(name)
                 useful = [w for w in nw if w not in T.STOPWORDS]
+                why = f"{kind} `{name}` named in the question"
                 if useful and T.contains_seq(words, nw):
-                    add(path, min(1.0, len(useful) / n_content) ** 1.5, f"{kind} `{name}` named in the question", useful)
+                    add(path, min(1.0, len(useful) / n_content) ** 1.5, why, useful)
+                elif unspaced and len(whole := "".join(nw)) >= 2 and UNSPACED_RE.search(whole) \
+                        and whole in "".join(words):
+                    # the share of the question's characters the name covers (its words are no unit)
+                    add(path, min(1.0, len(whole) / chars) ** 1.5, why, [w for w in content if w in whole or whole in w])
     for tag, count in conn.execute("SELECT tag_lc, count(*) FROM tags GROUP BY tag_lc"):
         parts, last = T.words(tag), T.words(tag.rsplit("/", 1)[-1])
         if not parts or not (T.contains_seq(words, parts) or (last and T.contains_seq(words, last))):
