@@ -125,7 +125,8 @@ def test_a_property_value_finds_the_note_and_why_shows_it(tmp_path):
     cfg = built(tmp_path, {"Blade Runner.md": MOVIE, **OTHER})
     items = ask(cfg, "Ridley Scott")
     assert items and items[0]["path"] == "Blade Runner.md"
-    assert any("director: [[Ridley Scott]]" in w for w in items[0]["why"])
+    assert any("in the property director ([[Ridley Scott]])" in w for w in items[0]["why"])
+    assert not any("director:" in w for w in items[0]["why"])  # the note's YAML is not the answer's words
     conn = I.open_index(cfg)
     try:
         assert [h["path"] for h in Q.search(conn, "Harrison")] == ["Blade Runner.md"]
@@ -144,7 +145,7 @@ def test_inline_fields_are_searchable(tmp_path):
     notes = {"Garden.md": "Notes on the garden.\n\n- [planted:: marigolds] by the fence\n", **OTHER}
     cfg = built(tmp_path, notes)
     items = ask(cfg, "marigolds")
-    assert items[0]["path"] == "Garden.md" and any("planted: marigolds" in w for w in items[0]["why"])
+    assert items[0]["path"] == "Garden.md" and any("in the property planted (marigolds)" in w for w in items[0]["why"])
 
 
 def test_a_property_link_finds_the_note_by_the_linked_notes_title(tmp_path):
@@ -155,7 +156,7 @@ def test_a_property_link_finds_the_note_by_the_linked_notes_title(tmp_path):
     cfg = built(tmp_path, notes, app=".foam")
     items = ask(cfg, "books by Kevin Kelly")
     assert "book.md" in [i["path"] for i in items[:2]]
-    assert any("author: Kevin Kelly" in w for w in next(i for i in items if i["path"] == "book.md")["why"])
+    assert any("in the property author (Kevin Kelly)" in w for w in next(i for i in items if i["path"] == "book.md")["why"])
     (cfg.vault / "kk.md").write_text("---\ntitle: Kevin Kelly Jr\n---\nAn author.\n", encoding="utf-8")
     I.sync(cfg)
     conn = I.open_index(cfg)

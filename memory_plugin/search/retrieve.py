@@ -172,7 +172,9 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
         if matched and rid in props:
             line = prop_line(props[rid][0], [(rx[w], 1 / df[w]) for w in matched], props[rid][1])
             if line:
-                why += f" in {line}"
+                kv = re.match(r"([^:]+?)::? (.+)", line)
+                # in words, not as the note's YAML (`categories: [[Books]]`): a reader's answer
+                why += f" in the property {kv[1]} ({kv[2]})" if kv else f" in {line}"
         out.append((ok[rid], s, matched, why))
     return out
 
