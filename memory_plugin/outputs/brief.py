@@ -199,15 +199,18 @@ def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
     data = collect(cfg, conn, hubs)
     text = json.dumps(data, ensure_ascii=False)
     disk = json.loads(text)  # as load reads it back
-    old = load(cfg.cache_dir)
+    old, stamp = _on_disk(str(cfg.cache_dir))
     same = old is not None and {k: v for k, v in old.items() if k not in ("collected_at",)} == \
         {k: v for k, v in disk.items() if k not in ("collected_at",)}
     if same:
         if not start_current(str(cfg.cache_dir)):  # written by an older version, or lost
-            write_start(str(cfg.cache_dir), old)
+            write_start(str(cfg.cache_dir), old, stamp)
         return False
     atomic_write(cfg.path(BRIEF_JSON), text)
-    write_start(str(cfg.cache_dir), disk)
+    # stamped from the file as read back: another process may have written brief.json meanwhile
+    again, stamp = _on_disk(str(cfg.cache_dir))
+    if again == disk:
+        write_start(str(cfg.cache_dir), disk, stamp)
     atomic_write(cfg.path(BRIEF_MD), compose(data, brief_chars=cfg.brief_chars, project=None,
                                              stale_after_hours=cfg.stale_after_hours))
     return True
@@ -246,16 +249,25 @@ def load(cache_dir) -> dict | None:
         return None
 
 
-def _stamp(cache_dir: str) -> list[int]:
-    """Which brief.json is on disk (every write replaces the file: a new inode)."""
-    st = os.stat(os.path.join(cache_dir, BRIEF_JSON))
+def _stamp(st: os.stat_result) -> list[int]:
+    """Which brief.json a file is (every write replaces it: a new inode)."""
     return [st.st_ino, st.st_size, st.st_mtime_ns]
 
 
-def write_start(cache_dir: str, data: dict) -> None:
-    """brief-start.jsonl from brief.json's `data` (as on disk): a first line with everything but the
-    projects, the projects' catalogue (catalog_of) and where each project's line is; then one line
-    per project. The first line names the brief.json it was made from."""
+def _on_disk(cache_dir: str) -> tuple[dict | None, list[int] | None]:
+    """brief.json's data and its stamp, from one open file."""
+    try:
+        with open(os.path.join(cache_dir, BRIEF_JSON), "rb") as f:
+            st = os.fstat(f.fileno())
+            return json.loads(f.read()), _stamp(st)
+    except (OSError, ValueError):
+        return None, None
+
+
+def write_start(cache_dir: str, data: dict, stamp: list[int]) -> None:
+    """brief-start.jsonl from the data of the brief.json `stamp` names: a first line with that
+    stamp, everything but the projects, the projects' catalogue (catalog_of) and where each
+    project's line is; then one line per project."""
     from ..core.fsutil import atomic_write
 
     lines, at, off = [], {}, 0
@@ -264,7 +276,7 @@ def write_start(cache_dir: str, data: dict) -> None:
         at[k] = [off, len(b)]
         lines.append(b)
         off += len(b) + 1
-    head = {"of": _stamp(cache_dir), "data": {k: v for k, v in data.items() if k != "projects"},
+    head = {"of": stamp, "data": {k: v for k, v in data.items() if k != "projects"},
             "catalog": catalog_of(data), "at": at, "size": off}
     atomic_write(os.path.join(cache_dir, BRIEF_START),
                  b"\n".join([json.dumps(head, ensure_ascii=False).encode("utf-8")] + lines) + b"\n")
@@ -276,7 +288,8 @@ def _start_head(f) -> tuple[dict, int] | None:
     version, is the truth."""
     line = f.readline()
     head = json.loads(line)
-    if head["of"] != _stamp(os.path.dirname(f.name)) or os.fstat(f.fileno()).st_size != len(line) + head["size"]:
+    if head["of"] != _stamp(os.stat(os.path.join(os.path.dirname(f.name), BRIEF_JSON))) \
+            or os.fstat(f.fileno()).st_size != len(line) + head["size"]:
         return None
     return head, len(line)
 
