@@ -206,11 +206,13 @@ def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
         if not start_current(str(cfg.cache_dir)):  # written by an older version, or lost
             write_start(str(cfg.cache_dir), old, stamp)
         return False
-    atomic_write(cfg.path(BRIEF_JSON), text)
+    raw = text.encode("utf-8")
+    atomic_write(cfg.path(BRIEF_JSON), raw)
     # stamped from the file as read back: another process may have written brief.json meanwhile
-    again, stamp = _on_disk(str(cfg.cache_dir))
-    if again == disk:
-        write_start(str(cfg.cache_dir), disk, stamp)
+    with open(cfg.path(BRIEF_JSON), "rb") as f:
+        st = os.fstat(f.fileno())
+        if f.read() == raw:
+            write_start(str(cfg.cache_dir), disk, _stamp(st))
     atomic_write(cfg.path(BRIEF_MD), compose(data, brief_chars=cfg.brief_chars, project=None,
                                              stale_after_hours=cfg.stale_after_hours))
     return True
@@ -278,8 +280,9 @@ def write_start(cache_dir: str, data: dict, stamp: list[int]) -> None:
         off += len(b) + 1
     head = {"of": stamp, "data": {k: v for k, v in data.items() if k != "projects"},
             "catalog": catalog_of(data), "at": at, "size": off}
+    # not fsynced: a file a crash left short or garbled is not read (_start_head), brief.json is
     atomic_write(os.path.join(cache_dir, BRIEF_START),
-                 b"\n".join([json.dumps(head, ensure_ascii=False).encode("utf-8")] + lines) + b"\n")
+                 b"\n".join([json.dumps(head, ensure_ascii=False).encode("utf-8")] + lines) + b"\n", durable=False)
 
 
 def _start_head(f) -> tuple[dict, int] | None:
