@@ -1,7 +1,7 @@
 """Warm SessionStart of two checkouts, interleaved in one run, so that both see the same machine load:
 each run is `python -m memory_plugin hook session-start` (with that checkout on PYTHONPATH) from a
-project folder, over a vault each checkout has indexed in a cache of its own; the detached worker a
-run starts finishes before the next run.
+project folder with a new session id, over a vault each checkout has indexed in a cache of its own;
+the detached worker a run starts finishes before the next run.
 
     git worktree add --detach ../before COMMIT
     .venv/bin/python bench/bench_warm_ab.py --a ../before --b . --vault fixtures/devvault [--runs 20]
@@ -80,7 +80,9 @@ def main() -> None:
                 # on sys.path: run from a checkout, both would import that checkout)
                 p = subprocess.Popen([a.python, "-m", "memory_plugin", "hook", "session-start"], env=env(name), cwd=work,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                p.stdin.write(json.dumps({"cwd": str(work), "source": "startup"}).encode())
+                # a new session id each time, as each session's start has: its state is a new file
+                sid = f"warm-ab-{name}-{len(res[name])}"
+                p.stdin.write(json.dumps({"cwd": str(work), "source": "startup", "session_id": sid}).encode())
                 p.stdin.close()
                 out = os.read(p.stdout.fileno(), 1 << 20)  # the brief: one write
                 brief[name].append(time.perf_counter() - t0)

@@ -14,7 +14,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         event = argv[1] if len(argv) > 1 else ""
         if event == "worker" or (event in hooks.HANDLERS and len(argv) == 2 and not hooks.typed_by_hand()):
-            return hooks.run_hook(argv[1:])
+            code = hooks.run_hook(argv[1:])
+            if event == "session-start":
+                hooks.exit_now(code)
+            return code
         # `hook --help`, no event, an unknown one, extra arguments, a terminal on stdin: the click
         # command explains (usage errors exit 2) and no hook error is recorded.
     if "query" in argv[:7]:  # the plain forms of `query` skip click (cli/lean.py); None: they are not

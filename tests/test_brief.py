@@ -4,6 +4,7 @@ project each keep a share; what is cut is counted) and cut at sentence or word b
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 
@@ -212,3 +213,131 @@ def test_an_ambiguous_folder_says_which_projects_match(tmp_path):
     text = brief.compose(data, brief_chars=3000, match=P.detect(brief.catalog_of(data), str(d)), now=2.0)
     assert "Several projects in the vault match the working folder: billing, search" in text
     assert "## Project" not in text
+
+
+# ---------------------------------------------------------------- the session's cut (brief-start.jsonl)
+
+CUT_VAULTS = [DEVVAULT, ROOT / "fixtures" / "vault"] + sorted(p for p in (ROOT / "fixtures" / "projects").iterdir()
+                                                             if p.is_dir())
+
+
+def _built(src, tmp_path):
+    from memory_plugin.core.config import load_config
+    from memory_plugin.outputs import pipeline
+
+    vault = tmp_path / "vault"
+    shutil.copytree(src, vault, symlinks=True)
+    cfg = load_config(vault=vault)
+    pipeline.rebuild(cfg)
+    return cfg
+
+
+@pytest.mark.parametrize("src", CUT_VAULTS, ids=lambda p: p.name)
+def test_the_session_cut_composes_the_brief_the_whole_brief_json_does(src, tmp_path, cache_dir):
+    """For every project's folder (by each name it goes by), a folder no project has and the
+    filesystem root; fresh and stale; with an error to surface and code flagged changed: the brief
+    and the notes recorded as shown are the same from brief-start.jsonl as from brief.json whole."""
+    import sqlite3
+    import time
+
+    from memory_plugin.claude import hooks, session
+    from memory_plugin.index import project as P
+
+    cfg = _built(src, tmp_path)
+    cache = str(cfg.cache_dir)
+    full = brief.load(cache)
+    names = {n for p in brief.catalog_of(full) for n in [p["name"], *p["keys"]]} | {"kubernetes-operator"}
+    cwds = [str(folder(tmp_path, n.replace("/", "-"))) for n in sorted(names)] + ["/"]
+    assert len(cwds) > 2 or src.name == "vault"
+    flagged = {p: "changed" for p in session._brief_paths(cache, full)[::3]}
+    now = time.time()
+    runs = [dict(now=now), dict(now=now + 3 * 86400, error="post-tool-use hook at 2026-01-02 10:00: OSError: boom",
+                                code_states=flagged, syncing="a background sync has started")]
+    projects = 0
+    for cwd in cwds:
+        cut, match = brief.for_session(cache, cwd)
+        assert match == P.detect(brief.catalog_of(full), cwd=cwd)
+        assert len(cut["projects"]) <= 1
+        projects += len(cut["projects"])
+        for kw in runs:
+            text = brief.compose(full, brief_chars=cfg.brief_chars, match=match, **kw)
+            assert brief.compose(cut, brief_chars=cfg.brief_chars, match=match, **kw) == text
+            # the same notes (brief.json whole lists a note once per part it is in)
+            assert set(hooks._shown(session._brief_paths(cache, cut), text)) == \
+                set(hooks._shown(session._brief_paths(cache, full), text))
+    assert projects or not full["projects"]
+    conn = sqlite3.connect(cfg.path("index.sqlite"))
+    private = [p for (p,) in conn.execute("SELECT path FROM notes WHERE private = 1")]
+    conn.close()
+    cut_text = (cfg.cache_dir / brief.BRIEF_START).read_text(encoding="utf-8")
+    assert all(json.dumps(p)[1:-1] not in cut_text for p in private)
+    assert src.name != "devvault" or private  # the check sees private notes
+
+
+def test_the_session_cut_is_read_only_while_it_matches_brief_json(dev, tmp_path):
+    from memory_plugin.core.fsutil import atomic_write
+
+    vault, env = dev
+    cache = os.environ["MEMORY_PLUGIN_CACHE_DIR"]
+    cwd = folder(tmp_path, "tollgate-api")
+    assert brief.for_session(cache, str(cwd)) is not None
+    before = session_brief(env, cwd)
+    # brief.json rewritten by something that leaves the cut as it was (an older version): the truth
+    data = brief.load(cache)
+    data["conventions"][0]["summary"] = "Rewritten since the cut was made."
+    atomic_write(os.path.join(cache, brief.BRIEF_JSON), json.dumps(data))
+    assert brief.for_session(cache, str(cwd)) is None
+    assert "Rewritten since the cut was made." in session_brief(env, cwd)
+    # the next sync writes both again
+    assert run_cli("sync", env=env).returncode == 0
+    assert brief.for_session(cache, str(cwd)) is not None and session_brief(env, cwd) == before
+    # a cut lost or cut short: brief.json whole, the same brief; the next sync writes it again
+    start = os.path.join(cache, brief.BRIEF_START)
+    with open(start, "rb+") as f:
+        f.truncate(os.path.getsize(start) - 10)
+    assert brief.for_session(cache, str(cwd)) is None and session_brief(env, cwd) == before
+    os.unlink(start)
+    assert brief.for_session(cache, str(cwd)) is None and session_brief(env, cwd) == before
+    assert run_cli("sync", env=env).returncode == 0
+    assert brief.for_session(cache, str(cwd)) is not None
+
+
+def test_plain_text_is_its_own_escape():
+    """escape_vault_text returns a plain string (fence.plain) as it is, without its regular expressions:
+    they would leave it unchanged."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from memory_plugin.core import fence
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x7f), max_size=40))
+    def check(s):
+        if fence.plain(s):
+            assert fence._BREAKS_RE.sub(" ", fence._FORMAT_RE.sub("", s)).strip() == s
+            assert not fence._LT_RE.search(s)
+            assert fence.escape_vault_text(s) == s
+
+    check()
+    assert not fence.plain("a  b") and not fence.plain(" a") and not fence.plain("a\tb") and not fence.plain("<x")
+
+
+def test_epoch_day_counts_as_calendar_timegm():
+    import calendar
+
+    from memory_plugin.core.textutil import age_phrase, epoch_day
+
+    for y in [1, 4, 99, 100, 400, 1582, 1899, 1900, 1969, 1970, 1971, 2000, 2024, 2025, 2100, 2400, 9999]:
+        for m in range(0, 14):
+            for d in (0, 1, 15, 28, 29, 30, 31, 32, 45):
+                try:
+                    want = calendar.timegm((y, m, d, 0, 0, 0))
+                except (ValueError, OverflowError):
+                    want = None
+                try:
+                    got = epoch_day(y, m, d) * 86400
+                except ValueError:
+                    got = None
+                assert got == want, (y, m, d)
+    assert age_phrase(created="2024-02-29", now=calendar.timegm((2024, 3, 21, 0, 0, 0))) == "written 3 weeks ago"
+    assert age_phrase(validated="0000-01-01", created="2020-01-01", now=1.6e9) == "written 8 months ago"

@@ -88,7 +88,11 @@ def project_of(cache_dir: str, st: dict, cwd: str | None) -> str:
         return known[1]
     from ..outputs import brief
 
-    name = _project(brief.load(cache_dir) or {}, cwd)
+    found = brief.for_session(cache_dir, cwd)  # brief.json's first line and one project: no 1 MB parse
+    if found:
+        name = found[1].project["name"] if found[1].project else ""
+    else:
+        name = _project(brief.load(cache_dir) or {}, cwd)
     st["project"] = [cwd or "", name]
     st["changed"] = True
     return name

@@ -36,6 +36,12 @@ def _fence_like(after: str, at_end: bool) -> bool:
     return letters.startswith(FENCE_NAME) or (at_end and bool(letters) and FENCE_NAME.startswith(letters))
 
 
+def plain(s: str) -> bool:
+    """`s` is its own escape: printable ASCII (no control character, no format character), with no
+    "<", no double space and no space at either end."""
+    return s.isascii() and s.isprintable() and "<" not in s and "  " not in s and s == s.strip()
+
+
 def escape_vault_text(s: object) -> str:
     """Text from the vault made fit for a hook's output, inside a fence. Format characters (zero-width,
     bidi, tags) are dropped; every run of whitespace, line or paragraph separators and control
@@ -44,7 +50,10 @@ def escape_vault_text(s: object) -> str:
     case, width or spacing, becomes "&lt;". The result is stripped."""
     if s is None:
         return ""
-    s = _BREAKS_RE.sub(" ", _FORMAT_RE.sub("", str(s))).strip()
+    s = str(s)
+    if plain(s):  # most titles, paths and summaries: no regex pass (a brief escapes hundreds)
+        return s
+    s = _BREAKS_RE.sub(" ", _FORMAT_RE.sub("", s)).strip()
     if not s.isascii():
         s = _SURROGATE_RE.sub("\ufffd", s)
     if not _LT_RE.search(s):

@@ -94,7 +94,7 @@ def test_private_notes_leave_nothing_in_any_output(vault, cache_dir, tmp_path):
     outputs: dict[str, str] = {}
     r = run_bytes("hook", "session-start", data=json.dumps({"cwd": str(proj), "source": "startup"}).encode(), env=env)
     outputs["SessionStart brief"] = r.stdout
-    for f in ("brief.json", "brief.md", "GRAPH_REPORT.md", "graph.html", "graph.json"):
+    for f in ("brief.json", "brief-start.jsonl", "brief.md", "GRAPH_REPORT.md", "graph.html", "graph.json"):
         outputs[f] = (cache_dir / f).read_text(encoding="utf-8", errors="replace")
     commands = [["hubs", "--json"], ["conventions", "--json"], ["orphans", "--json"], ["dangling", "--json"],
                 ["dangling"], ["explain", "Money"], ["explain", "Money", "--json"], ["explain", "Ops A", "--json"],

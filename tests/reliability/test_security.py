@@ -157,7 +157,7 @@ def test_private_notes_never_leave_the_index(vault, cache_dir, tmp_path):
     outputs: dict[str, str] = {}
     r = run_bytes("hook", "session-start", data=json.dumps({"cwd": str(proj), "source": "startup"}).encode(), env=env)
     outputs["SessionStart brief"] = r.stdout
-    for f in ("brief.json", "brief.md", "GRAPH_REPORT.md", "graph.html"):
+    for f in ("brief.json", "brief-start.jsonl", "brief.md", "GRAPH_REPORT.md", "graph.html"):
         if (cache_dir / f).exists():
             outputs[f] = (cache_dir / f).read_text(encoding="utf-8", errors="replace")
     outputs["graph.json (secret only)"] = (cache_dir / "graph.json").read_text(encoding="utf-8")
