@@ -374,3 +374,14 @@ def test_a_one_word_name_in_another_sense_is_no_mention(tmp_path):
     orphan = next(p for p in _proposals(v) if p["kind"] == "orphan")
     assert orphan["notes"] == ["Agents.md"] and "Planner.md" in orphan["reasons"][2]
     assert "Skincare.md" not in orphan["reasons"][2]
+
+
+def test_two_works_by_their_identifiers_are_no_duplicates(tmp_path):
+    """Two literature pages of one template and one author (Logseq's Zotero pages) name two works by
+    their `doi::`: alike in words, not one note written twice."""
+    v = tmp_path / "vault"
+    _write(v, "logseq/config.edn", "{}\n")
+    for name, doi in (("A", "10.1149/ma2021-01521"), ("B", "10.1149/ma2021-02522"), ("A again", "10.1149/ma2021-01521")):
+        _write(v, f"pages/@Sparse checkout {name}.md", f"doi:: {doi}\n\n- {SPARSE}")
+    dups = [sorted(p["notes"]) for p in _proposals(v) if p["kind"] == "duplicate"]
+    assert dups == [["pages/@Sparse checkout A again.md", "pages/@Sparse checkout A.md"]], dups

@@ -350,6 +350,24 @@ def _kinds_apart(a: dict, b: dict, inbox: str | None = None) -> str | None:
     return None
 
 
+IDENTIFIER_KEYS = ("doi", "isbn", "url")  # properties naming the one work a note is about
+
+
+def _identifiers(n: dict, dialect: str) -> dict[str, str]:
+    """The identifiers a note gives for the work it is about (front matter, or Logseq's `key::` page
+    properties: a Zotero literature page's `doi::`, `url::`), folded."""
+    from ..vault.dialect import logseq_page_props
+
+    body = n["body"] or ""
+    page = logseq_page_props(body) if dialect == "logseq" and "::" in body[:4000] else {}
+    out = {}
+    for k in IDENTIFIER_KEYS:
+        v = n["props"].get(k) or page.get(k)
+        if isinstance(v, (str, int, float)) and str(v).strip():
+            out[k] = T.fold(str(v)).strip().rstrip("/")
+    return out
+
+
 def _prose_terms(n: dict) -> int:
     """How many content words a note says beyond where it points: its body without links, addresses
     and headings (and its summary property). A note of links and URLs only (a bookmark card, a
@@ -446,6 +464,9 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         if dialect == "dendron" and _cases_of_one_topic(pool[a]["path"], pool[b]["path"]) \
                 and pool[a]["hash"] != pool[b]["hash"]:
             continue
+        ia, ib = _identifiers(pool[a], dialect), _identifiers(pool[b], dialect)
+        if any(ia[k] != ib[k] for k in ia.keys() & ib.keys()):
+            continue  # two works by their own identifiers (two papers of one template and one author)
         v = dupes.judge(docs[a], docs[b], idf)
         if sem is not None and a in sem[1] and b in sem[1]:
             v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]), dupes.SEM_THRESHOLD_VAULT, titles=True)
