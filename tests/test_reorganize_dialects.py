@@ -51,7 +51,7 @@ def test_templates_are_never_duplicates_orphans_or_summaries(tmp_path):
 def test_embeds_and_attachments_count_as_links(tmp_path):
     v = tmp_path / "vault"
     _write(v, ".obsidian/app.json", "{}")
-    _write(v, "Categories/Books.md", "![[Books.base]]\n\nThe Island book is not in it.\n")
+    _write(v, "Categories/Books.md", "![[Books.base]]\n\nThe Island book is not in it. " + PROSE)
     _write(v, "Categories/Books.base", "views:\n  - type: table\n")
     _write(v, "Island.md", PROSE)  # an orphan: Books.md names it (the place to link it from)
     orphans = {p["notes"][0] for p in _proposals(v) if p["kind"] == "orphan"}
@@ -136,7 +136,7 @@ def test_logseq_links_find_pages_by_their_decoded_names_aliases_and_tags(tmp_pat
     _write(v, "pages/Overview.md", "- [[lang/python]] and [[KT]]\n- Sorting parts #[[Open Hardware]] " + PROSE)
     _write(v, "journals/2023_04_26.md", "- Soldered the board #Electronix\n")
     _write(v, "pages/Kanboard.md", "- " + PROSE)
-    _write(v, "pages/Boards.md", "- Kanboard was tried and dropped; [[Overview]] lists the rest.\n")
+    _write(v, "pages/Boards.md", "- Kanboard was tried and dropped; [[Overview]] lists the rest. " + PROSE)
     props = _proposals(v)
     orphans = {p["notes"][0] for p in props if p["kind"] == "orphan"}
     assert orphans == {"pages/Kanboard.md"}, orphans  # named in Boards.md, linked nowhere
@@ -291,3 +291,97 @@ def test_an_orphan_named_only_in_links_urls_or_headings_is_not_mentioned(tmp_pat
     _write(v, "Kanboard Setup.md", PROSE)
     _write(v, "Kanboard.md", PROSE)
     assert not [p for p in _proposals(v) if p["kind"] == "orphan"]
+
+
+SPARSE = ("Sparse checkout fetches only the folders you name. Run git sparse-checkout init with cone mode, "
+          "then git sparse-checkout set with the folders; git read-tree updates the working tree. Disable "
+          "it again with git sparse-checkout disable when the whole repository is needed once more.\n")
+
+
+def test_drafts_vocabularies_and_files_named_without_their_extension(tmp_path):
+    """A `status: draft` note is empty on purpose; `type: "[[Task]]"` in many notes is the vault's
+    vocabulary, not a slip for `Tasks`; `[[Bases/Tasks]]` meant the file Bases/Tasks.base."""
+    v = tmp_path / "vault"
+    _write(v, ".obsidian/app.json", "{}")
+    _write(v, "Categories/Tasks.md", PROSE)
+    _write(v, "Bases/Tasks.base", "views:\n  - type: table\n")
+    for k in range(3):
+        _write(v, f"Notes/Task {k}.md", '---\ntype: "[[Task]]"\ncategories: ["[[Tasks]]"]\n---\n' + PROSE)
+    _write(v, "Notes/Home.md", "Open [[Bases/Tasks]] for the board. " + PROSE)
+    _write(v, "Notes/Wasm.md", "---\nstatus: draft\n---\n")
+    _write(v, "Notes/Rust.md", "---\nstatus: draft\n---\n")
+    _write(v, "Notes/Plan.md", PROSE + "Next: [[Wasm]].\n")
+    props = _proposals(v)
+    dangling = {p["target"]: p for p in props if p["kind"] == "dangling"}
+    assert "Task" not in dangling, dangling
+    assert dangling["Bases/Tasks"]["intended"] == "Bases/Tasks.base"
+    assert not [p for p in props if p["kind"] == "empty"], props
+
+
+def test_dendron_duplicates_are_what_notes_say_not_their_template_links_or_tree(tmp_path):
+    """Siblings made from one template, cards of links and URLs, a parent and its child, and notes named
+    for two cases of one topic (siblings, or one aspect of two things) are no duplicates; three drafts
+    of one plan are one proposal."""
+    v = tmp_path / "vault"
+    _write(v, "dendron.yml", "version: 5\n")
+    tpl = ("## What the article claims\n\nThe main claim of the piece in a sentence or two, and the evidence "
+           "the author gives for it, with the page numbers.\n\n## Why it matters to me\n\nHow it changes what I "
+           "think or do about the subject, and which of my projects it touches.\n")
+    _write(v, "templates.article.md", "---\nid: t\ntitle: Article\n---\n" + tpl)
+    _write(v, "ar.rust.md", "---\nid: r\ntitle: Rust in production\n---\n" + tpl + "Borrow checker wins.\n")
+    _write(v, "ar.zig.md", "---\nid: z\ntitle: Zig comptime\n---\n" + tpl + "Comptime generics.\n")
+    card = "- [[p.hasURL]] https://example.com/{}\n- [[p.hasCreator]] @maggie-appleton\n" \
+           "- [[p.isRelated]] [[t.km.digital-gardening]] [[t.km.evergreen-notes]]\n"
+    _write(v, "ar.garden-history.md", "---\nid: g\ntitle: Garden history\n---\n" + card.format("history"))
+    _write(v, "ar.evergreens.md", "---\nid: e\ntitle: Evergreens\n---\n" + card.format("evergreens"))
+    _write(v, "git.sparse.md", "---\nid: s\ntitle: Sparse checkout\n---\n" + SPARSE)
+    _write(v, "git.sparse.cone.md", "---\nid: c\ntitle: Cone mode\n---\n" + SPARSE + "Cone mode is faster.\n")
+    for k, extra in enumerate(("", "Second draft.", "Third draft, final.")):
+        _write(v, f"proj.offline.plan{k or ''}.md", f"---\nid: p{k}\ntitle: plan{k}\n---\n" + PROSE + SPARSE + extra)
+    db = ("Register the context in Program.cs with the connection string from appsettings.json, add the "
+          "provider's package, run dotnet ef migrations add Initial and dotnet ef database update, then "
+          "inject the context into the controllers that need it.\n")
+    for name, extra in (("mysql", "UseMySql with ServerVersion.AutoDetect."), ("sqlite", "UseSqlite with a file.")):
+        _write(v, f"dotnet.efcore.using.{name}.md", f"---\nid: {name}\ntitle: {name}\n---\n{db}{extra}\n")
+    sig = ("Node descriptor: logical type router, complex descriptor available false, user descriptor "
+           "available false, frequency band 2.4 GHz, MAC capability flags allocate address true, alternate "
+           "PAN coordinator false, device type full function device, power source mains, receiver on when idle.\n")
+    for name, extra in (("switch", "Endpoint 1 on/off cluster."), ("sensor", "Endpoint 1 occupancy cluster.")):
+        _write(v, f"zb.{name}.device-signature.md", f"---\nid: s{name}\ntitle: Device signature\n---\n{sig}{extra}\n")
+    dups = [p for p in _proposals(v) if p["kind"] == "duplicate"]
+    assert [p["notes"] for p in dups] == [["proj.offline.plan.md", "proj.offline.plan1.md", "proj.offline.plan2.md"]], dups
+
+
+def test_a_note_and_its_source_filed_apart_are_proposed_for_a_link(tmp_path):
+    """A slip-box's permanent note and the reference note it was written from (`category:` apart) say
+    the same on purpose: link them, do not merge them."""
+    v = tmp_path / "vault"
+    _write(v, "permanent/sparse-checkout.md", "---\ncategory: note\n---\n" + SPARSE)
+    _write(v, "reference/sparse-checkout.md", "---\ncategory: reference/articles\n---\nFrom the git docs. " + SPARSE)
+    dup = next(p for p in _proposals(v) if p["kind"] == "duplicate")
+    assert dup["suggestion"].startswith("link one from the other") and "category" in dup["reasons"][0]
+
+
+def test_a_one_word_name_in_another_sense_is_no_mention(tmp_path):
+    v = tmp_path / "vault"
+    _write(v, ".obsidian/app.json", "{}")
+    _write(v, "Agents.md", "Agents combine a language model with tools: the model plans each step, the tools "
+                           "act, and a loop feeds every result back to the model until the task is done.\n")
+    _write(v, "Skincare.md", "The skin keeps external agents out and moisture in; a cream with ceramides "
+                             "repairs the barrier. See [[Planner]].\n")
+    _write(v, "Planner.md", "Our planner runs agents: the language model plans each step and the tools act "
+                            "on it. See [[Skincare]].\n")
+    orphan = next(p for p in _proposals(v) if p["kind"] == "orphan")
+    assert orphan["notes"] == ["Agents.md"] and "Planner.md" in orphan["reasons"][2]
+    assert "Skincare.md" not in orphan["reasons"][2]
+
+
+def test_two_works_by_their_identifiers_are_no_duplicates(tmp_path):
+    """Two literature pages of one template and one author (Logseq's Zotero pages) name two works by
+    their `doi::`: alike in words, not one note written twice."""
+    v = tmp_path / "vault"
+    _write(v, "logseq/config.edn", "{}\n")
+    for name, doi in (("A", "10.1149/ma2021-01521"), ("B", "10.1149/ma2021-02522"), ("A again", "10.1149/ma2021-01521")):
+        _write(v, f"pages/@Sparse checkout {name}.md", f"doi:: {doi}\n\n- {SPARSE}")
+    dups = [sorted(p["notes"]) for p in _proposals(v) if p["kind"] == "duplicate"]
+    assert dups == [["pages/@Sparse checkout A again.md", "pages/@Sparse checkout A.md"]], dups

@@ -201,6 +201,13 @@ class Idf:
         floor = max(BOILER_MIN_DF, BOILER_SHARE * len(sample))
         return cls(df, len(docs), boilerplate={g for g, c in sdf.items() if c >= floor})
 
+    def add_boilerplate(self, docs: Iterable[Doc]) -> None:
+        """Every passage of `docs` (the vault's templates) is boilerplate: text a template wrote into
+        a note says nothing of what that note is about."""
+        for d in docs:
+            seq = [t for t, _ in d.sequence()]
+            self.boilerplate.update(hash(tuple(seq[i:i + SHINGLE])) for i in range(len(seq) - SHINGLE + 1))
+
     @classmethod
     def from_index(cls, conn) -> "Idf":
         """Document frequencies straight from the FTS index (fts5vocab), one term at a time."""
@@ -232,6 +239,7 @@ class Verdict:
     cosine: float | None = None   # note-vector cosine, when semantic mode judged the pair
     successor: str | None = None  # the clause by which a would-be note replaces the other (`supersession`)
     by: str = "text"              # which rule made it a duplicate: "text", "meaning" or "" (none)
+    conflict_each: float = 0.0    # the lesser of the two titles' shares of own rare words the other never mentions
 
 
 def _content(d: Doc, idf: Idf) -> list[tuple[str, str]]:
@@ -332,6 +340,12 @@ def canon_project(value: str | None, names: dict[str, str]) -> str | None:
     return names.get(P.key(s), s)
 
 
+def _name(d: Doc) -> str:
+    """A note's file name without folder and `.md` (Dendron's `a.b.c`), "" without a path."""
+    name = (d.path or "").rsplit("/", 1)[-1]
+    return name[:-3] if name.lower().endswith(".md") else ""
+
+
 def _is_parent(a: str, b: str) -> bool:
     return "." in b and b.lower().startswith(a.lower() + ".") and not a.lower().endswith(".md")
 
@@ -404,9 +418,11 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     # the title counts only as far as the text agrees: similar names over unlike text add nothing
     score = W_TEXT * text + W_TITLE * title * min(1.0, text / TEXT_MIN)
     # A title's own rare words (the config key, the tool, the place) that the other note never
-    # mentions say the two are about different things, however alike their boilerplate is.
+    # mentions (anywhere in its text) say the two are about different things, however alike their
+    # boilerplate is.
     ca, cb = Counter(t for t, _ in a.sequence()), Counter(t for t, _ in b.sequence())
-    conflict = max(_missing_title_share(ta, ca, tb, vb, idf), _missing_title_share(tb, cb, ta, va, idf))
+    sides = (_missing_title_share(ta, ca, tb, cb, idf), _missing_title_share(tb, cb, ta, ca, idf))
+    conflict = max(sides)
     score *= 1 - CONFLICT * conflict
     types_differ = bool(a.type and b.type and "note" not in (a.type, b.type) and a.type != b.type)
     if types_differ:
@@ -414,7 +430,8 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     # Two near-empty notes (tag pages, stubs) look alike by accident; a parent and its child in a
     # dotted hierarchy (Dendron's `a.b` and `a.b.c`) are one topic split on purpose.
     tiny = max(len(va), len(vb)) < MIN_TERMS
-    parent = _is_parent(a.title, b.title) or _is_parent(b.title, a.title)
+    na, nb = _name(a), _name(b)  # Dendron's hierarchy is in file names; its titles are free text
+    parent = any(_is_parent(x, y) for x, y in ((a.title, b.title), (b.title, a.title), (na, nb), (nb, na)) if x and y)
     pa, pb = _fold(a.project), _fold(b.project)
     cross_project = bool(pa and pb and pa != pb)
     # a successor only of a note it is close to (an unrelated decision sharing a word is neither)
@@ -449,7 +466,7 @@ def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:
     if successor is not None:
         reasons.insert(0, f"replaces it: {quote(successor)}")
     return Verdict(dup, round(min(score, 1.0), 3), round(text, 3), round(title, 3), reasons,
-                   types_differ, cross_project, tiny, parent, None, successor, "text" if dup else "")
+                   types_differ, cross_project, tiny, parent, None, successor, "text" if dup else "", min(sides))
 
 
 def meaning_threshold(v: Verdict, base: float = SEM_THRESHOLD) -> float | None:
@@ -463,21 +480,25 @@ def meaning_threshold(v: Verdict, base: float = SEM_THRESHOLD) -> float | None:
     return max(t, CROSS_PROJECT_TEXT) if v.cross_project else t
 
 
-def combine(v: Verdict, cosine: float | None, base: float = SEM_THRESHOLD) -> Verdict:
+def combine(v: Verdict, cosine: float | None, base: float = SEM_THRESHOLD, titles: bool = False) -> Verdict:
     """The one rule when semantic mode is on ("words and meaning"): a pair is a duplicate when the
     mean of what their words share (`v.text`) and what their meaning shares (the note vectors'
     cosine) reaches `meaning_threshold` (the same type, project, successor and stub constraints;
     `base` is SEM_THRESHOLD for a new memory, SEM_THRESHOLD_VAULT for two notes of the vault). The
     two kinds of evidence are combined, not OR-ed: on the dev sets words alike with meanings apart
     were same-topic notes (bench/eval/PROTOCOL.md). Identical content stays a duplicate;
-    without vectors for the pair (`cosine` None) the lexical verdict stands.
+    without vectors for the pair (`cosine` None) the lexical verdict stands. `titles` (two notes of the
+    vault, judged by the stricter score): when EACH title has rare words of its own the other never
+    mentions, they lower the mean as they lower the lexical score (CONFLICT): two pages of one
+    template, `ESP32-C3` and `ESP32-S3`, mean alike and are about two things; a restatement under
+    another title names nothing the note it restates lacks.
     The caller quotes the closest passages of a match by meaning with `quote_closest`."""
     if cosine is None:
         return v
     v.cosine = round(float(cosine), 3)
     if v.duplicate and v.text >= 1.0:  # identical content
         return v
-    meaning = (v.text + float(cosine)) / 2
+    meaning = (v.text + float(cosine)) / 2 * ((1 - CONFLICT * v.conflict_each) if titles else 1.0)
     need = meaning_threshold(v, base)
     words = v.duplicate
     if need is None or meaning < need:

@@ -42,6 +42,7 @@ MAX_QUOTED = 50        # matches by meaning whose closest passages are quoted (t
 HUB_COVERS = 0.5       # an existing hub linking this share of a community's members already is its hub
 MIN_HUB_GROUP = 5      # fewer notes than this find each other by their links alone: no index note proposed
 FOLDER_NOTE_NAMES = ("index", "readme", "_readme", "_index", "home")  # a folder's own note, besides `F/F.md`
+VERSION_MARK = 3       # Dendron siblings whose names differ by this many trailing letters at most are versions
 TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
                        # (shorter names are one letter off many words: `cat` and `car`)
 # The vault's own norms, read from its notes: a rule a vault does not follow is no fault of one note.
@@ -54,6 +55,14 @@ SUMMARY_NORM = 0.25
 # Dendron hierarchy) from which the vault is organised by links, so a note with none is cut off. A
 # Foam wiki organised by tags has 47 of 158 notes with a link: an unlinked note there is the norm.
 LINKING_NORM = 0.5
+# A note whose `status:` says it is yet to be written (a digital garden's `draft`, `stub`, `seedling`)
+# is one its owner made empty on purpose and already marked: no "empty note" proposal for it
+DRAFT_STATUSES = frozenset({"draft", "stub", "todo", "wip", "seed", "seedling", "placeholder", "to write"})
+# A dangling name written alike in this many notes or more is the owner's word (kepano's
+# `type: "[[Task]]"` beside `categories: [[Tasks]]`, left unresolved on purpose; a Dendron note to
+# write that four bibliography notes link), not a slip for the note of a like name: a slip is made
+# once, a word kept.
+VOCABULARY_NOTES = 3
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
 
@@ -86,7 +95,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     out: list[dict] = []
     # templates and journals are the vault's own machinery: never a duplicate, orphan or summary to write
     ordinary = [n for n in notes if n["path"] not in vs.templates and n["path"] not in vs.journals]
-    out += _duplicates(ordinary, cfg, conn)
+    out += _duplicates(ordinary, cfg, conn, [n for n in notes if n["path"] in vs.templates], vs.dialect)
     out += _dangling(conn, by_path, vs)
     out += _orphans_and_empty(conn, ordinary, vs)
     out += _stale(cfg, conn, notes, today, succ)
@@ -199,16 +208,39 @@ MENTIONS_SHOWN = 3  # notes named as the places that mention an orphan
 
 
 MENTIONS_READ = 40  # notes whose text matches the name, read to find the mentions in prose
+# A one-word name is a word in other senses too (`Agenti`: the AI agents of one note, the external
+# agents of a skincare note): a mention of it counts where the mentioning note also uses CONTEXT_SHARED
+# of the orphan's CONTEXT_WORDS rarest words (the orphan's own subject around the word; one shared
+# word is chance, and a stub of a few words has no subject to share)
+CONTEXT_WORDS = 12
+CONTEXT_SHARED = 2
 _NOT_PROSE_RE = re.compile(r"!?\[\[[^\]\n]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|[a-z][\w+.-]*://\S+|^[ \t]*(?:[-*+][ \t]+)?#{1,6}[ \t][^\n]*",
                            re.M | re.I)
 
 
+def _context(conn, n: dict, words: list[str]) -> set[str]:
+    """The CONTEXT_WORDS rarest words of note `n`'s text (its name's words aside) that some other
+    note uses too (fts5vocab's document counts)."""
+    from . import dupes
+
+    idf = dupes.Idf.from_index(conn)
+    mine = {w for w in T.words(n["body"] or "") if w not in words and len(w) > 2} - T.STOPWORDS
+    if len(mine) < dupes.MIN_TERMS:
+        return set()  # a stub (dupes' near-empty note): it has no subject of its own to share
+    shared = [w for w in mine if (idf.lookup(w) if idf.lookup else 0) >= 2]
+    return set(sorted(shared, key=lambda w: (-idf(w, w), w))[:CONTEXT_WORDS])
+
+
 def _mentions(conn, n: dict) -> list[str]:
     """Other notes whose text names note `n` (its title as a phrase) without linking it: where its
-    owner would link it from (Obsidian's "unlinked mentions")."""
+    owner would link it from (Obsidian's "unlinked mentions"); for a one-word name, only where the
+    note also shares its subject (`_context`)."""
     words = T.WORD_RE.findall(T.fold(n["display_title"] or n["title"] or ""))
     if not words:
         return []
+    context = _context(conn, n, words) if len(words) == 1 else None
+    if context is not None and len(context) < CONTEXT_SHARED:
+        return []  # a stub of a one-word name: nothing tells which sense the other notes use
     phrase = '"' + " ".join(words) + '"'
     try:
         rows = conn.execute("SELECT n.path, fts.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
@@ -222,7 +254,10 @@ def _mentions(conn, n: dict) -> list[str]:
     out = []
     for path, body in rows:
         prose = _NOT_PROSE_RE.sub(" ", body or "")
-        if f" {wanted} " in " " + " ".join(T.WORD_RE.findall(T.fold(prose))) + " ":
+        said = T.WORD_RE.findall(T.fold(prose))
+        if context is not None and len(context & set(said)) < CONTEXT_SHARED:
+            continue  # the word in another sense
+        if f" {wanted} " in " " + " ".join(said) + " ":
             out.append(path)
             if len(out) >= MENTIONS_SHOWN:
                 break
@@ -250,7 +285,7 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
         if p in linked or vs.in_hierarchy(p):
             n_linked += 1
             if p in targets and vs.dialect not in LINK_MADE_PAGES and not vs.machinery(p) \
-                    and not T.words(n["body"] or ""):
+                    and n["status"] not in DRAFT_STATUSES and not T.words(n["body"] or ""):
                 empty_linked.append(p)
             continue
         if p in tagged:
@@ -259,7 +294,10 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
             continue  # its folder's note is the way in (a folder-note plugin shows it as the folder's page)
         if vs.machinery(p):
             continue
-        (orphans if T.words(n["body"] or "") else empty).append(n)
+        if T.words(n["body"] or ""):
+            orphans.append(n)
+        elif n["status"] not in DRAFT_STATUSES:
+            empty.append(n)
     share = n_linked / len(notes) if notes else 0.0
     out = []
     for n in orphans if share >= LINKING_NORM else ():
@@ -289,14 +327,89 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
     return out
 
 
-def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None) -> list[dict]:
+def _category(n: dict) -> set[str]:
+    """The kinds the vault files a note under by a category-like property (`category: reference/videos`,
+    `categories: [[Books]]`), folded; empty when it has none."""
+    v = n["props"].get("category") or n["props"].get("categories")
+    vals = v if isinstance(v, list) else [v] if v else []
+    return {T.fold(str(x)).strip("[]\" ") for x in vals if isinstance(x, (str, int, float))} - {""}
+
+
+def _kinds_apart(a: dict, b: dict, inbox: str | None = None) -> str | None:
+    """Why the vault keeps notes `a` and `b` apart as two kinds (a permanent note and the reference
+    note it was written from; an area's guide and the article it draws on), or None: different
+    category-like properties, or different top-level folders (PARA's areas and resources, a
+    slip-box's permanent/ and reference/). Such a pair is a note and its source, to link, not to merge.
+    A note in the app's new-note folder (`inbox`) is not filed yet: a copy there is a copy to merge."""
+    ca, cb = _category(a), _category(b)
+    if ca and cb and not ca & cb:
+        return f"the vault files them apart: category {', '.join(sorted(ca))} and {', '.join(sorted(cb))}"
+    fa, fb = (n["path"].split("/", 1)[0] if "/" in n["path"] else "" for n in (a, b))
+    if fa and fb and fa != fb and (inbox or "").split("/", 1)[0] not in (fa, fb):
+        return f"the vault files them apart: {fa}/ and {fb}/"
+    return None
+
+
+IDENTIFIER_KEYS = ("doi", "isbn", "url")  # properties naming the one work a note is about
+
+
+def _identifiers(n: dict, dialect: str) -> dict[str, str]:
+    """The identifiers a note gives for the work it is about (front matter, or Logseq's `key::` page
+    properties: a Zotero literature page's `doi::`, `url::`), folded."""
+    from ..vault.dialect import logseq_page_props
+
+    body = n["body"] or ""
+    page = logseq_page_props(body) if dialect == "logseq" and "::" in body[:4000] else {}
+    out = {}
+    for k in IDENTIFIER_KEYS:
+        v = n["props"].get(k) or page.get(k)
+        if isinstance(v, (str, int, float)) and str(v).strip():
+            out[k] = T.fold(str(v)).strip().rstrip("/")
+    return out
+
+
+def _prose_terms(n: dict) -> int:
+    """How many content words a note says beyond where it points: its body without links, addresses
+    and headings (and its summary property). A note of links and URLs only (a bookmark card, a
+    list of a template's property links) is compared by where it points, not by its words."""
+    from . import dupes
+
+    text = _NOT_PROSE_RE.sub(" ", n["body"] or "")
+    if _has_summary(n["props"]):
+        text += " " + (n["summary"] or "")
+    return len(dupes.tokens(text))
+
+
+def _cases_of_one_topic(a: str, b: str) -> bool:
+    """Dendron notes whose names differ in one part, named for different things: siblings
+    (`db.using.mysql`, `db.using.sqlite`) or one aspect of two things (`zb.switch.device-signature`,
+    `zb.sensor.device-signature`). The owner split a topic into its cases, each note one case, alike
+    by design. Names that differ only by a version mark (`plan`, `plan2`; `key_`, `key_a`: VERSION_MARK
+    letters or fewer after a common start of at least as many) are drafts of one note, not cases."""
+    pa = a.rsplit("/", 1)[-1].lower().removesuffix(".md").split(".")
+    pb = b.rsplit("/", 1)[-1].lower().removesuffix(".md").split(".")
+    diff = [(x, y) for x, y in zip(pa, pb) if x != y]
+    if len(pa) < 2 or len(pa) != len(pb) or len(diff) != 1:
+        return False
+    x, y = diff[0]
+    common = len(os.path.commonprefix([x, y]))
+    return not (common >= VERSION_MARK and max(len(x), len(y)) - common <= VERSION_MARK)
+
+
+def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None,
+                templates: list[dict] = (), dialect: str = "") -> list[dict]:
     """Pairs the duplicate judge calls near-duplicates: by text (lexical), or, in semantic mode with
-    the index's vectors current, by text or meaning (`dupes.combine`)."""
+    the index's vectors current, by text or meaning (`dupes.combine`). Notes alike in a group of three
+    or more (drafts of one plan) are one proposal; a pair the vault files apart (`_kinds_apart`) is
+    proposed for a link, not a merge."""
     from . import dupes
 
     # hubs and folder notes (`F/F.md`, `F/_README.md` ...) list what their part of the vault holds: two
     # of them alike are two indexes of neighbouring folders, not one note written twice
     pool = [n for n in notes if n["type"] not in ("journal", "hub") and not n["hub"] and not _is_folder_note(n["path"])]
+    for n in pool:
+        if not isinstance(n["props"], dict):  # rows straight from NOTES_SQL
+            n["props"] = json.loads(n["props"] or "{}")
     names = dupes.project_names(conn) if conn is not None else {}
     docs = [dupes.Doc(n["title"], n["type"], dupes.canon_project(n["project"], names), n["summary"] or "",
                       n["body"] or "",
@@ -307,9 +420,12 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
     out = []
     keep = []
     by_hash: dict[str, list[int]] = defaultdict(list)
+    hashes = Counter(d.hash for d in docs if d.hash)
     for i, d in enumerate(docs):
         if len(dupes.tokens(d.summary + " " + d.body)) < dupes.MIN_TERMS:
             continue
+        if _prose_terms(pool[i]) < dupes.MIN_TERMS and hashes[d.hash] < 2:
+            continue  # links and addresses only: two such cards alike are two bookmarks of one template
         if d.hash:
             by_hash[d.hash].append(i)
             if len(by_hash[d.hash]) > 1:
@@ -320,6 +436,9 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
             out.append(_identical([pool[i]["path"] for i in ids]))
     pool, docs = [pool[i] for i in keep], [docs[i] for i in keep]
     idf = dupes.Idf.from_docs(docs)
+    # what the vault's templates write is the template's, not the notes' (a Dendron hierarchy's
+    # siblings made from one template share its headings and prompts)
+    idf.add_boilerplate(dupes.Doc(t["title"], body=t["body"] or "") for t in templates)
     pairs = dupes.candidate_pairs(docs, idf)
     sem = _note_vectors(cfg, conn, pool) if cfg is not None and conn is not None else None
     if sem is not None:
@@ -342,9 +461,15 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
     for a, b in sorted(pairs):
         if frozenset((pool[a]["path"], pool[b]["path"])) in related:
             continue
+        if dialect == "dendron" and _cases_of_one_topic(pool[a]["path"], pool[b]["path"]) \
+                and pool[a]["hash"] != pool[b]["hash"]:
+            continue
+        ia, ib = _identifiers(pool[a], dialect), _identifiers(pool[b], dialect)
+        if any(ia[k] != ib[k] for k in ia.keys() & ib.keys()):
+            continue  # two works by their own identifiers (two papers of one template and one author)
         v = dupes.judge(docs[a], docs[b], idf)
         if sem is not None and a in sem[1] and b in sem[1]:
-            v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]), dupes.SEM_THRESHOLD_VAULT)
+            v = dupes.combine(v, float(sem[0][sem[1][a]] @ sem[0][sem[1][b]]), dupes.SEM_THRESHOLD_VAULT, titles=True)
         memories = pool[a]["type"] in MEMORY_KINDS and pool[b]["type"] in MEMORY_KINDS
         if v.duplicate and (memories or v.cosine is not None or v.score >= MERGE_SCORE):
             judged.append((a, b, v))
@@ -354,12 +479,48 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
                         key=lambda t: -t[2].score)[:MAX_QUOTED]
     for (a, b, v), pair in zip(by_meaning, _closest(cfg, [(docs[a], docs[b]) for a, b, _ in by_meaning])):
         dupes.quote_closest(v, pair)
+    inbox = appsettings.new_note_folder(str(cfg.vault), str(cfg.values.get("dialect") or "")) if cfg else None
+    group: dict[int, int] = {}  # union-find over the pairs to merge: one proposal per group
+
+    def top(i: int) -> int:
+        while group.get(i, i) != i:
+            i = group[i]
+        return i
+
+    best: dict[int, tuple] = {}
+    merged: list[tuple] = []
     for a, b, v in judged:
-        if v.duplicate:
+        if not v.duplicate:
+            continue
+        apart = _kinds_apart(pool[a], pool[b], inbox)
+        if apart:
             p1, p2 = sorted((pool[a]["path"], pool[b]["path"]))
-            out.append({"kind": "duplicate", "title": f"{p1} and {p2} look alike", "notes": [p1, p2],
-                        "score": v.score, "reasons": v.reasons, "by": v.by, "action": None,
-                        "suggestion": f"merge by hand, or `memory-plugin supersede '{p1}' '{p2}'`"})
+            out.append({"kind": "duplicate", "title": f"{p1} and {p2} say much the same", "notes": [p1, p2],
+                        "score": v.score, "reasons": [apart, *v.reasons], "by": v.by, "action": None,
+                        "suggestion": "link one from the other (a note and its source), or merge by hand"})
+            continue
+        group[top(a)] = top(b)
+        merged.append((a, b, v))
+    members: dict[int, set[int]] = defaultdict(set)
+    for a, b, v in merged:
+        r = top(a)
+        members[r] |= {a, b}
+        if r not in best or v.score > best[r][2].score:
+            best[r] = (a, b, v)
+    for r, (a, b, v) in best.items():
+        # oldest first (by `created`, else by path): the suggestion supersedes the older by the newer
+        ids = sorted(members[r], key=lambda i: (str(pool[i]["created"] or ""), pool[i]["path"]))
+        paths = [pool[i]["path"] for i in ids]
+        if len(paths) == 2:
+            title = f"{paths[0]} and {paths[1]} look alike"
+            reasons = v.reasons
+        else:
+            title = f"{len(paths)} notes look alike: {', '.join(paths[:4])}{' …' if len(paths) > 4 else ''}"
+            reasons = [f"closest: {pool[a]['path']} and {pool[b]['path']}", *v.reasons]
+        out.append({"kind": "duplicate", "title": title, "notes": paths, "score": v.score, "reasons": reasons,
+                    "by": v.by, "action": None,
+                    "suggestion": f"merge by hand, or `memory-plugin supersede '{paths[0]}' '{paths[-1]}'`"
+                                  + (" (and the others)" if len(paths) > 2 else "")})
     out.sort(key=lambda p: (-p["score"], p["notes"]))
     return out
 
@@ -504,6 +665,18 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         file_keys[len(k)].append(k)
         file_variants.setdefault(_variant_key(k), k)
     top_folders = {T.fold(p.split("/", 1)[0]) for p in by_path if "/" in p}
+    # a file linked without its extension (`[[Bases/Tasks]]` for Bases/Tasks.base): the app opens a
+    # note by its name alone, any other file only by its full name
+    stems: dict[str, list[str]] = defaultdict(list)
+    for f in files.values():
+        if "." in f.rsplit("/", 1)[-1]:
+            stem = T.fold(f.rsplit(".", 1)[0])
+            stems[stem].append(f)
+            stems[stem.rsplit("/", 1)[-1]].append(f)
+    # the names written alike in VOCABULARY_NOTES notes or more
+    vocabulary = {T.fold(lp) for lp, c in conn.execute(
+        "SELECT linkpath, count(DISTINCT src) FROM links WHERE target IS NULL GROUP BY lower(linkpath)")
+        if c >= VOCABULARY_NOTES}
     # Dendron: every prefix of a note's dotted name is a node of its tree (a stub when no file holds
     # it): `[[dendron]]` beside `dendron.learning.md` names that node, not a note to find elsewhere
     stubs = set()
@@ -540,6 +713,15 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         intended, why, fix, mdmd = None, "", None, False
         if folder and not _vault_folder(folder, vs, top_folders):
             continue
+        attached = sorted(set(stems.get(T.fold(target.replace("\\", "/").lstrip("/")), ())))
+        if vs.dialect != "dendron" and len(attached) == 1:
+            f = attached[0]
+            grouped[("ext",)].append({
+                "kind": "dangling", "title": f"[[{target}]] ({src}) finds no note", "notes": from_notes,
+                "target": target, "intended": f, "action": None,
+                "reasons": [f"{f} is there: a file other than a note is linked by its full name"],
+                "suggestion": f"write the link as [[{f.rsplit('/', 1)[-1] if not folder else f}]] by hand"})
+            continue
         if folded in titles and folder:
             intended = _nearest(titles[folded], folder)
             why = f"no `{folder}/` holds a note `{name}`; one is at {intended} (moved?)"
@@ -568,7 +750,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                                                                            by_path[hits[0]]["display_title"])):
                     intended, why = hits[0], f"its label `{disp.strip()}` is the name of {hits[0]}"
                     break
-        if not intended:
+        if not intended and folded not in vocabulary:
             close = _slip_of(folded, variants, by_len)
             if close and len(titles[close]) == 1:
                 intended = titles[close][0]
@@ -585,7 +767,9 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
              "suggestion": fix or f"point the link at [[{link}]] by hand"
                                   + (f", or create {stub} pointing to it" if stub else "")}
         # one cause, one proposal: notes whose file name ends in .md twice; links into a folder that is gone
-        key = ("md.md",) if mdmd else ("moved", T.fold(folder)) if why.startswith("no `") else None
+        # ... and links that name notes by their aliases (one habit of the owner's, not one slip each)
+        key = ("md.md",) if mdmd else ("moved", T.fold(folder)) if why.startswith("no `") else \
+            ("alias",) if fix else None
         if key is None:
             out.append(p)
         else:
@@ -596,7 +780,16 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             continue
         notes = sorted({n for p in group for n in p["notes"]})
         names = ", ".join(f"[[{p['target']}]]" for p in group[:3]) + (" …" if len(group) > 3 else "")
-        if key[0] == "md.md":
+        if key[0] == "alias":
+            title = f"{len(group)} links name notes by an alias, which links do not follow: {names}"
+            fix = "point each at its note with the alias as its label: " + ", ".join(
+                f"[[{M.link_name(conn, p['intended'])}|{p['target']}]]" for p in group[:3]) + \
+                (" …" if len(group) > 3 else "")
+        elif key[0] == "ext":
+            title = f"{len(group)} links name a file without its extension, so they open no file: {names}"
+            fix = "add the extension: " + ", ".join(f"[[{p['intended']}]]" for p in group[:3]) + \
+                  (" …" if len(group) > 3 else "")
+        elif key[0] == "md.md":
             title = (f"{len(group)} notes have a file name ending in .md twice, so links by their name find no "
                      f"note: {names}")
             fix = "rename " + ", ".join(p["intended"] for p in group[:3]) + (" …" if len(group) > 3 else "") + \
