@@ -5,7 +5,33 @@ from __future__ import annotations
 import sys
 
 
+# The hook events whose process ends without the interpreter's teardown (quick_exit): PostToolUse runs
+# on every Read and Edit, and tearing down its modules cost it ~12M instructions (a third of bare start);
+# SessionStart ~5 ms of CPU at 10k notes (its worker is started before run_hook returns).
+QUICK_EXIT = {"post-tool-use", "session-start"}
+
+
+def quick_exit(code: int) -> None:
+    """Exit at once, output flushed, when nothing is left for the teardown to do: the hooks close every
+    file, connection and lock they open (os.write, atomic_write, `with`, `finally`), and this checks
+    that no exit handler was registered and no other thread runs; else it returns (a normal exit)."""
+    import atexit
+    import os
+
+    threading = sys.modules.get("threading")
+    if getattr(atexit, "_ncallbacks", lambda: 1)() or (threading is not None and threading.active_count() > 1):
+        return
+    for f in (sys.stdout, sys.stderr):
+        try:
+            if f is not None:
+                f.flush()
+        except (OSError, ValueError):  # a closed pipe: as the normal exit, nothing more to say
+            pass
+    os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
+    console = argv is None  # the process itself (the console script): it may end without a teardown
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["hook"]:
         try:
@@ -15,8 +41,8 @@ def main(argv: list[str] | None = None) -> int:
         event = argv[1] if len(argv) > 1 else ""
         if event == "worker" or (event in hooks.HANDLERS and len(argv) == 2 and not hooks.typed_by_hand()):
             code = hooks.run_hook(argv[1:])
-            if event == "session-start":
-                hooks.exit_now(code)
+            if console and event in QUICK_EXIT:
+                quick_exit(code)
             return code
         # `hook --help`, no event, an unknown one, extra arguments, a terminal on stdin: the click
         # command explains (usage errors exit 2) and no hook error is recorded.

@@ -46,9 +46,9 @@ def _touched(tool: str, ti: dict, text: str) -> tuple[int, int] | None:
 
 
 def _cited(db: str, rel: str, text: str | None) -> bool:
-    """Could any note cite this file? A read-only look at the anchors table: a path of it, or a symbol
-    name that is a word of its text (a superset of what it defines). Nothing heavier is
-    imported before this says yes: most files Claude opens are cited by no note."""
+    """Could any note cite this file? A read-only look at the anchors table, when there is no cited
+    list (index/code.py): a path of it, or a symbol name that is a word of its text (a superset of
+    what it defines)."""
     import sqlite3
 
     from ..index.code import tails
@@ -83,14 +83,17 @@ def respond(cfg, payload: dict, fp: str) -> str:
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     path = fp if os.path.isabs(fp) or not cwd else os.path.join(cwd, fp)
     repo = code.repo_root(path)
-    db = cfg.path("index.sqlite")
-    if repo is None or not os.path.exists(db):
+    if repo is None:
         return ""
     rel = os.path.relpath(os.path.realpath(path), os.path.realpath(repo)).replace(os.sep, "/")
     if rel.startswith("../"):
         return ""
     text = code.read_code(path)
-    if not _cited(str(db), rel, text):
+    db = os.path.join(cfg.cache_str, "index.sqlite")
+    cited = code.could_cite(cfg.cache_str, rel, text)  # the cited list: no SQLite (nor pathlib) yet
+    if cited is None:  # no list to go by: the index itself
+        cited = os.path.exists(db) and _cited(db, rel, text)
+    if not cited or not os.path.exists(db):
         return ""
     from ..index import store as index
 
@@ -98,7 +101,7 @@ def respond(cfg, payload: dict, fp: str) -> str:
     try:
         from . import note_line, session
 
-        cache_dir = str(cfg.cache_dir)
+        cache_dir = cfg.cache_str
         st = session.load_state(cache_dir, payload.get("session_id"), cwd or repo)
         project = session.project_of(cache_dir, st, cwd or repo)
         ti = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}

@@ -510,16 +510,16 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
     if not isinstance(fp, str) or not fp:
         raise _Quiet
     cfg = _load_cfg()
-    ctx.cache_dir = str(cfg.cache_dir)
-    if cfg.vault is None:
+    ctx.cache_dir = cfg.cache_str  # strings: no pathlib until there is work (core/config.py)
+    if cfg.vault_str is None:
         raise _Quiet
     from ..core.paths import vault_rel
 
-    rel = vault_rel(cfg.vault, fp, cfg.exclude) if fp.lower().endswith(".md") else None
+    rel = vault_rel(cfg.vault_str, fp, cfg.exclude) if fp.lower().endswith(".md") else None
     if rel is None:  # a repository file: the notes citing it (code_hook.py); never the vault's own
         from ..core.paths import real_rel
 
-        if not cfg.code_context or real_rel(os.path.realpath(cfg.vault), fp) is not None:  # the vault's own files
+        if not cfg.code_context or real_rel(os.path.realpath(cfg.vault_str), fp) is not None:  # the vault's own files
             raise _Quiet
         from . import code_hook
 
@@ -829,19 +829,6 @@ def user_prompt_submit(payload: dict, ctx: HookContext) -> None:
         prompt_hook.emit(out["text"])
     if out["notice"]:  # answered lexically: logged, and surfaced in the next brief and by doctor
         ctx.error = out["notice"]
-
-
-def exit_now(code: int) -> None:
-    """End the hook's process at once, after run_hook: the interpreter's teardown (every object freed,
-    every module cleaned up) cost SessionStart ~5 ms of CPU at 10k notes, for nothing. Only where
-    nothing is left to do at exit: the output flushed here, every file closed, every lock let go, the
-    worker started, and no atexit handler registered on the path (rxcache's is the prompt hook's)."""
-    for f in (sys.stdout, sys.stderr):
-        try:
-            f.flush()
-        except (OSError, ValueError):
-            pass
-    os._exit(code)
 
 
 # ---------------------------------------------------------------- the events, in one table

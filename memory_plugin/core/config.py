@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False  # importing typing itself costs every hook ~2 ms
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 from .errors import ConfigError
@@ -57,12 +57,34 @@ BRIEF_MIN_CHARS = 1200  # the brief's frame (fence, vault line, last error, how 
 
 
 class Config:
-    """Resolved settings: `vault`, `cache_dir`, and every SCHEMA key as an attribute."""
+    """Resolved settings: `vault` and `cache_dir` (Paths), and every SCHEMA key as an attribute.
 
-    def __init__(self, vault: Path | None, cache_dir: Path, values: dict[str, Any] | None = None,
-                 sources: dict[str, str] | None = None):
-        self.vault, self.cache_dir = vault, cache_dir
+    The two folders are kept as strings (`vault_str`, `cache_str`) and made Paths on first use:
+    importing pathlib costs ~17M instructions, as much as all else a file event on code no note cites
+    adds to bare interpreter start, and that hook needs no Path (claude/code_hook.py)."""
+
+    def __init__(self, vault: str | os.PathLike | None, cache_dir: str | os.PathLike,
+                 values: dict[str, Any] | None = None, sources: dict[str, str] | None = None):
+        self.vault_str = None if vault is None else os.fspath(vault)
+        self.cache_str = os.fspath(cache_dir)
+        self._paths: dict[str, Path] = {}
         self.values, self.sources = values or {}, sources or {}
+
+    def _as_path(self, key: str, value: str) -> Path:
+        p = self._paths.get(key)
+        if p is None:
+            from pathlib import Path
+
+            p = self._paths[key] = Path(value)
+        return p
+
+    @property
+    def vault(self) -> Path | None:
+        return None if self.vault_str is None else self._as_path("vault", self.vault_str)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self._as_path("cache_dir", self.cache_str)
 
     def __getattr__(self, name: str) -> Any:
         values = self.__dict__.get("values", {})
@@ -104,14 +126,20 @@ class Config:
 
 
 def user_config_path() -> Path:
+    from pathlib import Path
+
+    return Path(_user_config_file())
+
+
+def _user_config_file() -> str:
     env = os.environ.get("MEMORY_PLUGIN_CONFIG")
     if env:
-        return Path(env).expanduser()
+        return os.path.expanduser(env)
     base = os.environ.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return Path(base) / "memory-plugin" / "config.yaml"
+    return os.path.join(base, "memory-plugin", "config.yaml")
 
 
-def vault_id(vault: Path) -> str:
+def vault_id(vault: str | os.PathLike) -> str:
     import re
     import zlib  # not hashlib: loading OpenSSL costs every hook ~2 ms
 
@@ -122,12 +150,24 @@ def vault_id(vault: Path) -> str:
 
 def cache_root() -> Path:
     """memory-plugin's folder in the user's cache ($XDG_CACHE_HOME or ~/.cache): vaults' caches, models."""
+    from pathlib import Path
+
+    return Path(_cache_root())
+
+
+def _cache_root() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "memory-plugin"
+    return os.path.join(base, "memory-plugin")
 
 
-def default_cache_dir(vault: Path | None) -> Path:
-    return cache_root() / (vault_id(vault) if vault else "no-vault")
+def default_cache_dir(vault: str | os.PathLike | None) -> Path:
+    from pathlib import Path
+
+    return Path(_default_cache_dir(vault))
+
+
+def _default_cache_dir(vault: str | os.PathLike | None) -> str:
+    return os.path.join(_cache_root(), vault_id(vault) if vault else "no-vault")
 
 
 def _check(key: str, value: Any, source: str) -> Any:
@@ -150,25 +190,32 @@ def _check(key: str, value: Any, source: str) -> Any:
     if key == "brief_chars" and value < BRIEF_MIN_CHARS:
         raise ConfigError(f"{source}: key `brief_chars` must be at least {BRIEF_MIN_CHARS} "
                           "(the brief's frame alone takes up to that)")
-    if key == "journal_folder" and (Path(value).is_absolute() or ".." in Path(value).parts):
+    if key == "journal_folder" and (_path(value).is_absolute() or ".." in _path(value).parts):
         raise ConfigError(f"{source}: key `journal_folder` must be a folder inside the vault, not {value!r}")
     if key == "prompt_recall_max_items" and value > 3:
         raise ConfigError(f"{source}: key `prompt_recall_max_items` must be at most 3 (the prompt hook adds "
                           "at most 600 characters)")
     if key == "type_folders":
         for k, v in value.items():
-            if not isinstance(v, str) or v.startswith("/") or ".." in Path(v).parts:
+            if not isinstance(v, str) or v.startswith("/") or ".." in _path(v).parts:
                 raise ConfigError(f"{source}: key `type_folders.{k}` must be a folder inside the vault")
     return value
+
+
+def _path(p: str) -> Path:
+    from pathlib import Path  # for keys a config file seldom has: pathlib only then
+
+    return Path(p)
 
 
 def _as_tuple(t):
     return t if isinstance(t, tuple) else (t,)
 
 
-def _read_file(path: Path) -> dict[str, Any]:
+def _read_file(path: str) -> dict[str, Any]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as e:
@@ -188,12 +235,13 @@ def _read_file(path: Path) -> dict[str, Any]:
 PARSED_CONFIG = "config-parsed.json"  # in cache_root()
 
 
-def _parse_yaml(path: Path, text: str):
+def _parse_yaml(path: str, text: str):
     import json
 
-    kept = cache_root() / PARSED_CONFIG
+    kept = os.path.join(_cache_root(), PARSED_CONFIG)
     try:
-        last = json.loads(kept.read_text(encoding="utf-8"))
+        with open(kept, encoding="utf-8") as f:
+            last = json.load(f)
         if isinstance(last, dict) and last.get("text") == text:
             return last.get("data")
     except (OSError, ValueError, RecursionError):
@@ -253,7 +301,7 @@ DIALECT_MARKERS = (
 )
 
 
-def detect_dialect(vault: Path | None) -> str:
+def detect_dialect(vault: str | os.PathLike | None) -> str:
     """"dendron", "logseq", "foam", "obsidian", or "plain" for a folder no app has marked."""
     if vault is not None:
         for dialect, marker in DIALECT_MARKERS:
@@ -268,8 +316,13 @@ def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.Path
                 overrides: dict[str, Any] | None = None) -> Config:
     values = {k: (v.copy() if isinstance(v, (list, dict)) else v) for k, (_, v) in SCHEMA.items()}
     sources = {k: "default" for k in SCHEMA}
-    path = Path(config_file).expanduser() if config_file else user_config_path()
-    if config_file and not path.exists():
+    if config_file:
+        from pathlib import Path
+
+        path = str(Path(config_file).expanduser())
+    else:
+        path = _user_config_file()
+    if config_file and not os.path.exists(path):
         raise ConfigError(f"{path}: config file does not exist")
     for key, value in _read_file(path).items():
         values[key] = _check(str(key), value, str(path))
@@ -287,9 +340,14 @@ def load_config(vault: str | os.PathLike | None = None, cache_dir: str | os.Path
         values["vault"], sources["vault"] = str(vault), "command line"
     if cache_dir is not None:
         values["cache_dir"], sources["cache_dir"] = str(cache_dir), "command line"
-    vpath = Path(values["vault"]).expanduser().absolute() if values["vault"] else None
-    cpath = (Path(values["cache_dir"]).expanduser().absolute() if values["cache_dir"]
-             else default_cache_dir(vpath))
+    vpath = _absolute(values["vault"]) if values["vault"] else None
+    cpath = _absolute(values["cache_dir"]) if values["cache_dir"] else _default_cache_dir(vpath)
     # computed, not a setting: cfg.values carries it to the parse stage (and its worker processes)
     values["dialect"] = detect_dialect(vpath)
     return Config(vault=vpath, cache_dir=cpath, values=values, sources=sources)
+
+
+def _absolute(path: str) -> str:
+    """Path(path).expanduser().absolute() as a string (the Path made of it is the same)."""
+    p = os.path.expanduser(path)
+    return p if os.path.isabs(p) else os.path.join(os.getcwd(), p)

@@ -1,23 +1,27 @@
-"""Atomic writes and locks: the only way the plugin writes a file."""
+"""Atomic writes and locks: the only way the plugin writes a file. Paths are handled as strings:
+importing pathlib costs ~16M instructions, a tenth of a file event that brings notes (claude/code_hook.py)."""
 from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
 
 
 
-def _temp_beside(path: Path) -> tuple[int, str]:
+def _temp_beside(path: str) -> tuple[int, str]:
     """A new temp file (mode 0600, O_EXCL) in `path`'s folder, named as mkstemp names it
     (`.NAME.xxxxxxxx.tmp`, which scan.TEMP_RE knows). Not tempfile.mkstemp itself: importing tempfile
     (shutil, random, bz2, lzma) cost each hook that writes ~12M instructions."""
     for _ in range(100):
-        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(4).hex()}.tmp")
+        tmp = os.path.join(_parent(path), f".{os.path.basename(path)}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temp file name beside {path}")
+
+
+def _parent(path: str) -> str:
+    return os.path.dirname(path) or "."
 
 
 def _new_file_mode() -> int:
@@ -28,10 +32,10 @@ def _new_file_mode() -> int:
 
 
 @contextlib.contextmanager
-def _replacing(path: Path, mode: int, open_mode: str, durable: bool = True):
+def _replacing(path: str, mode: int, open_mode: str, durable: bool = True):
     """A temp file beside `path`, open for writing; on a clean exit it is synced (when `durable`),
     given `mode` and renamed over `path`; on any error it is removed and `path` is left as it was."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(_parent(path), exist_ok=True)
     fd, tmp = _temp_beside(path)
     try:
         text = {} if "b" in open_mode else {"encoding": "utf-8", "newline": ""}
@@ -61,16 +65,16 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
     vault's note that is a link must never lead a write out of the vault. `durable=False` skips the
     fsync: for a file whose loss in a crash costs nothing (a session's hook state), still atomic.
     """
-    path = Path(path)
-    if follow_symlinks:
-        path = Path(os.path.realpath(path))
+    path = os.path.realpath(path) if follow_symlinks else os.fspath(path)
     if isinstance(data, str):
         data = data.encode("utf-8")
     try:
-        st = path.stat()
+        st = os.stat(path)
         mode = st.st_mode & 0o7777
-        if skip_unchanged and st.st_size == len(data) and path.read_bytes() == data:
-            return False
+        if skip_unchanged and st.st_size == len(data):
+            with open(path, "rb") as f:
+                if f.read() == data:
+                    return False
     except FileNotFoundError:
         mode = _new_file_mode() if new_mode is None else new_mode
     with _replacing(path, mode, "wb", durable) as f:
@@ -81,9 +85,9 @@ def atomic_write(path: str | os.PathLike, data: str | bytes, *, skip_unchanged: 
 def atomic_stream(path: str | os.PathLike):
     """A text file to write piece by piece; it replaces `path` atomically when the block ends
     without an error (keeping the old file's mode), and is removed when it does not."""
-    path = Path(path)
+    path = os.fspath(path)
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         mode = _new_file_mode()
     return _replacing(path, mode, "w")

@@ -17,21 +17,25 @@ Lines whose code is found elsewhere in the file are `moved` (followed, not flagg
 followed by its name. A whole-file anchor is `changed` when the file differs from its baseline and
 the note cites nothing more precise in it.
 
-Standard library only: the PostToolUse hook runs this on every Read and Edit.
+Standard library only: the PostToolUse hook runs this on every Read and Edit. sqlite3 is imported
+where it is used: a file event on code no note cites reads only the cited list (could_cite).
 """
 from __future__ import annotations
 
 import json
 import os
 import re
-import sqlite3
 import time
+TYPE_CHECKING = False  # sqlite3 is imported where it is used (the docstring says why)
+if TYPE_CHECKING:
+    import sqlite3
 
 MAX_CODE_BYTES = 2_000_000   # a bigger file is not read for symbols or fingerprints
 BASE_DB = "code.sqlite"
 # the most specific evidence first: cites these lines > this symbol > this file
 TIER_LINES, TIER_SYMBOL, TIER_FILE = 0, 1, 2
 _PY_DEF = r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+([A-Za-z_]\w*)"
+_PY_KEY = r"(?:def|class)[ \t]"  # on every line _PY_DEF matches
 # brace languages: JS/TS functions and classes, methods in a class body, Go funcs with receivers,
 # Rust fn/impl, Java/C#/Kotlin/Swift methods and types
 _BRACE_DEFS = (
@@ -53,13 +57,14 @@ _DEF_RES: list | None = None  # compiled on first use: a file event that needs n
 
 
 def _def_res(python: bool) -> list:
-    """[the Python definition pattern] or the brace languages' patterns, compiled once."""
+    """[the Python definition pattern, its keywords] or the brace languages' patterns, compiled once."""
     global _DEF_RES
     if _DEF_RES is None:
         _DEF_RES = [None, None]
     k = 0 if python else 1
     if _DEF_RES[k] is None:
-        _DEF_RES[k] = [re.compile(_PY_DEF, re.M)] if python else [re.compile(x, re.M) for x in _BRACE_DEFS]
+        _DEF_RES[k] = [re.compile(_PY_DEF, re.M), re.compile(_PY_KEY)] if python else \
+            [re.compile(x, re.M) for x in _BRACE_DEFS]
     return _DEF_RES[k]
 
 
@@ -106,6 +111,21 @@ def _line_starts(text: str) -> list[int]:
     for m in re.finditer("\n", text):
         starts.append(m.end())
     return starts
+
+
+def _py_defs(text: str):
+    """_PY_DEF's matches in `text`, in order, as its finditer gives them: it matches within one line
+    and only at a line's start (re.M), so only the lines holding `def ` or `class ` are tried (the
+    other scan cost a file event on a large Python file ~7M instructions)."""
+    rx, key = _def_res(True)
+    pos = 0
+    while (k := key.search(text, pos)) is not None:
+        m = rx.match(text, text.rfind("\n", 0, k.start()) + 1)
+        if m:
+            yield m
+        pos = text.find("\n", k.end()) + 1
+        if not pos:
+            return
 
 
 def _line_of(starts: list[int], pos: int) -> int:
@@ -187,7 +207,7 @@ def definitions(text: str, path: str = "") -> list[Def]:
     if path.endswith((".py", ".pyi", ".pyx")) or (not path.rsplit("/", 1)[-1].count(".") and text.startswith("#!") and "python" in text[:80]):
         indents = _indents(text.split("\n"))
         classes: list[tuple[int, str, int, int]] = []  # (indent, name, line1, line2)
-        for m in _def_res(True)[0].finditer(text):
+        for m in _py_defs(text):
             indent = len(m.group(1).expandtabs(4))
             l1 = _line_of(starts, m.start())
             l2 = _indent_end(indents, l1 - 1, indent)
@@ -290,6 +310,8 @@ def locate_fp(file_lines: list[str], fp: str, size: int) -> int | None:
 # ---------------------------------------------------------------- baselines
 
 def open_bases(cache_dir: str) -> sqlite3.Connection:
+    import sqlite3
+
     conn = sqlite3.connect(os.path.join(cache_dir, BASE_DB), timeout=2.0, isolation_level=None)
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=NORMAL")  # WAL: a commit is not fsynced; a crash loses at most the last
@@ -304,6 +326,8 @@ def open_bases(cache_dir: str) -> sqlite3.Connection:
 def last_states(cache_dir: str, repo: str) -> dict[str, str]:
     """{note: "changed"} for the notes whose cited code in `repo` was last judged changed (the brief's
     source: no code is read at SessionStart). Nothing when no note was ever judged."""
+    import sqlite3
+
     conn = _read_bases(cache_dir)
     if conn is None:
         return {}
@@ -318,6 +342,8 @@ def last_states(cache_dir: str, repo: str) -> dict[str, str]:
 
 def _read_bases(cache_dir: str) -> sqlite3.Connection | None:
     """code.sqlite opened read-only, or None when no note was ever judged (or it cannot be read)."""
+    import sqlite3
+
     db = os.path.join(cache_dir, BASE_DB)
     if not os.path.exists(db):
         return None
@@ -484,6 +510,98 @@ def citing(conn, repo: str, rel: str, text: str | None, project: str | None = No
     return out
 
 
+# ---------------------------------------------------------------- the cited list
+
+# Beside each index generation (index-N.sqlite-cited, removed with it): every path its notes cite and
+# the symbol names that count alone, so that a file event on code no note cites (most of them) reads
+# one small file and imports no SQLite. It is never missing what its generation's index holds: the
+# writers (index/store.py, under the index lock) remove it inside any write transaction that would
+# add to it, before COMMIT, and write it afresh after; a list absent or unreadable is not trusted.
+# An index written by a version that did not keep it has another schema, so it is never paired with one.
+CITED_SUFFIX = "-cited"
+_WORD = r"[A-Za-z_$][\w$]*"  # a symbol name as a word of a file's text
+
+
+def cited_list(conn) -> dict:
+    """{"files": every anchored path, "symbols": the symbol names citing() counts wherever they are
+    defined (qualified, or names no prose word is)}. A plain `send()` counts only in a file its note
+    cites, which that note's path finds."""
+    from ..core.textutil import identifier_like
+
+    files = {f for (f,) in conn.execute("SELECT DISTINCT file FROM anchors WHERE file IS NOT NULL")}
+    symbols = {s for s, q in conn.execute("SELECT DISTINCT symbol, qual FROM anchors WHERE kind = 'symbol'"
+                                          " AND symbol IS NOT NULL") if q is not None or identifier_like(s)}
+    return {"files": sorted(files), "symbols": sorted(symbols)}
+
+
+def cited_path(cache_dir: str, generation: str | None = None) -> str | None:
+    """The cited list of `generation` (a file name), by default the index's current one, or None."""
+    if generation is None:
+        try:
+            generation = os.readlink(os.path.join(cache_dir, "index.sqlite"))  # store.INDEX_NAME
+        except OSError:  # no index, or not a generation's symlink: no list
+            return None
+    return os.path.join(cache_dir, generation + CITED_SUFFIX)
+
+
+def _read_cited(path: str | None) -> tuple[set, set] | None:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return set(data["files"]), set(data["symbols"])
+    except (OSError, TypeError, ValueError, KeyError):
+        return None
+
+
+def could_cite(cache_dir: str, rel: str, text: str | None) -> bool | None:
+    """Can a note of the index cite repository file `rel` (text `text`)? False when none can, True
+    when one may (citing() decides), None when there is no cited list to go by."""
+    got = _read_cited(cited_path(cache_dir))
+    if got is None:
+        return None
+    files, symbols = got
+    if any(t in files for t in tails(rel)):
+        return True
+    if text is None or not symbols:
+        return False
+    words = symbols.intersection(re.findall(_WORD, text))
+    return bool(words) and any(d.name in words for d in definitions(text, rel) if not d.is_class)
+
+
+def keep_cited(conn, cache_dir: str, generation: str | None = None, before_commit: bool = False) -> None:
+    """Keep the cited list of the index `conn` (of `generation`, by default the current one) true to
+    it; the caller holds the index lock. Inside a write transaction (`before_commit`), a list that
+    would miss one of its paths or symbols is removed, for good before the COMMIT; after the COMMIT,
+    the list is written. A list that cannot be written is left out (file events then ask SQLite)."""
+    path = cited_path(cache_dir, generation)
+    if path is None:
+        return
+    now = cited_list(conn)
+    if before_commit:
+        old = _read_cited(path)
+        if old is not None and not (old[0].issuperset(now["files"]) and old[1].issuperset(now["symbols"])):
+            os.unlink(path)
+            try:  # the removal outlives a crash whenever the COMMIT does (where folders can be synced)
+                fd = os.open(cache_dir, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass
+        elif old is None and os.path.lexists(path):
+            os.unlink(path)  # an unreadable list
+        return
+    from ..core.fsutil import atomic_write
+
+    try:
+        atomic_write(path, json.dumps(now))
+    except OSError:
+        pass
+
+
 def git_lines_fn(repo: str):
     """A function (commit, path) -> the file's lines at that commit, or None (no such commit)."""
     if not os.path.exists(os.path.join(repo, ".git")):
@@ -502,6 +620,8 @@ def judge(cache_dir: str | None, repo: str, rel: str, text: str, notes: list[dic
     kept when `record` (the file as Claude read it, before any edit of its own), and each note's
     state when it differs from the last one recorded (not when `note_state` is False: `notes` then
     hold only some of each note's anchors, whose state is not the note's)."""
+    import sqlite3
+
     conn = None
     try:
         conn = open_bases(cache_dir) if cache_dir else None
@@ -604,6 +724,8 @@ def record_repo(conn, cache_dir: str, repo: str, project: str | None) -> int:
     updated, else created), the baseline is the code as of that date, so "changed since" means since
     the note was written; else it is the code as the session finds it, and a later edit is compared
     with that. Returns how many files were read."""
+    import sqlite3
+
     repo = os.path.realpath(repo)
     rows, dates = [], {}
     for r in conn.execute(f"SELECT {ANCHOR_COLS}, n.project, n.created, n.updated,"
@@ -748,6 +870,8 @@ def _record_dated(conn, cache_dir: str | None, repo: str, path: str) -> None:
     """The baselines of a note's anchors that have none yet, from the code as of the note's date, as
     the SessionStart worker records them (record_repo): explain, query or reorganize run before any
     session must not take the code as it is now for the code the note saw."""
+    import sqlite3
+
     if not cache_dir:
         return
     r = conn.execute("SELECT created, updated, CASE WHEN json_valid(props) THEN json_extract(props, '$.last_validated')"
@@ -879,6 +1003,8 @@ def repo_file(conn, arg: str, cwd: str) -> tuple[str, str] | None:
 def rebase(conn, cache_dir: str, repo: str, path: str) -> None:
     """`validate`: the code a note cites, as it is now, becomes its baseline (for the anchors without a
     fingerprint of their own: paths, lines and symbols in its text)."""
+    import sqlite3
+
     repo = os.path.realpath(repo)
     try:
         bases = open_bases(cache_dir)
@@ -895,6 +1021,8 @@ def last_of(cache_dir: str, repo: str, paths: list[str]) -> dict[str, dict[str, 
     """{note: {file: (state, when it became that state)}}: the last judged state of each of these
     notes per file of `repo` (a file event, the SessionStart worker, explain), read only; notes never
     judged there are left out."""
+    import sqlite3
+
     conn = _read_bases(cache_dir) if paths else None
     if conn is None:
         return {}

@@ -16,9 +16,9 @@ import json
 import os
 import sqlite3
 import time
-from pathlib import Path
 TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
+    from pathlib import Path  # not at run time: a file event that brings notes opens the index without it
     from typing import Callable, Iterable
 
 from ..core.config import Config
@@ -33,11 +33,12 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "12"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+SCHEMA_VERSION = "13"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
 # 8: notes_private (private notes found without reading every row); 9: fts props column (last, as 5);
 # 10: Dendron links read label-first; 11: Logseq links find a page by its name (`[[x: y]]` is `x%3A y.md`,
 # `[[a/b]]` is `a___b.md`), its `alias::`, and `#tag` is a link to the page `tag`; 12: anchors (the code a
-# note cites, vault/anchors.py)
+# note cites, vault/anchors.py); 13: every writer keeps the generation's cited list (index/code.py), so
+# file events never trust a list beside an index an older version wrote
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was
@@ -128,8 +129,8 @@ def free_bytes(cfg: Config) -> int:
 
 def open_index(cfg: Config) -> sqlite3.Connection:
     """The current index, or IndexMissing (run rebuild) when there is none or it is unusable."""
-    p = index_path(cfg)
-    if not p.exists():
+    p = os.path.join(cfg.cache_str, INDEX_NAME)  # index_path(cfg), as a string
+    if not os.path.exists(p):
         raise IndexMissing(f"no index for {cfg.vault} in {cfg.cache_dir}: run `memory-plugin rebuild`")
     try:
         conn = connect(p)
@@ -143,7 +144,7 @@ def open_index(cfg: Config) -> sqlite3.Connection:
         conn.close()
         raise IndexMissing(f"index {p} has an old schema: run `memory-plugin rebuild`")
     built_for = get_meta(conn, "vault")
-    if cfg.vault is not None and built_for and os.path.realpath(built_for) != os.path.realpath(cfg.vault):
+    if cfg.vault_str is not None and built_for and os.path.realpath(built_for) != os.path.realpath(cfg.vault_str):
         conn.close()
         raise IndexMissing(f"index {p} was built for the vault {built_for}, not {cfg.vault}: run "
                            "`memory-plugin rebuild`, or give each vault its own cache dir")
@@ -577,7 +578,9 @@ def _current_generation(cfg: Config) -> str | None:
 def _remove_generation(cfg: Config, gen: str) -> None:
     if gen == _current_generation(cfg):
         return
-    for suffix in ("", "-journal", "-wal", "-shm"):
+    from .code import CITED_SUFFIX
+
+    for suffix in ("", "-journal", "-wal", "-shm", CITED_SUFFIX):
         try:
             os.unlink(cfg.path(gen + suffix))
         except FileNotFoundError:
@@ -649,6 +652,9 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
         set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
                  synced_at=now, changed_at=now, generation=gen)
         conn.execute("COMMIT")
+        from . import code
+
+        code.keep_cited(conn, cfg.cache_str, gen)  # before the swap: file events trust it from then on
         if old.exists():
             carry_over_vectors(conn, str(old.resolve()))
         conn.execute("PRAGMA journal_mode=WAL")
@@ -825,7 +831,11 @@ def _sync_locked(cfg: Config) -> dict:
         set_meta(conn, synced_at=now)
         if changed:
             set_meta(conn, changed_at=now)
+        from . import code
+
+        code.keep_cited(conn, cfg.cache_str, before_commit=True)  # the cited list (index/code.py)
         conn.execute("COMMIT")
+        code.keep_cited(conn, cfg.cache_str)
     stats["changed_any"] = changed
     return {**stats, "changed": changed, "modified": stats["changed"]}
 
@@ -914,7 +924,11 @@ def _reindex_locked(cfg: Config, rels: list[str]) -> dict:
         refresh_link_titles(conn, sorted(linkers | set(rels)))
         if stats["reindexed"] or stats["removed"]:
             set_meta(conn, changed_at=time.time())
+        from . import code
+
+        code.keep_cited(conn, cfg.cache_str, before_commit=True)  # the cited list (index/code.py)
         conn.execute("COMMIT")
+        code.keep_cited(conn, cfg.cache_str)
     return stats
 
 
