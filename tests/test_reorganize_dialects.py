@@ -121,6 +121,38 @@ def test_no_hub_beside_a_category_note(vault):
     assert not [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Clips/Clip one.md" in p["notes"]]
 
 
+def test_no_hub_for_notes_each_filed_under_its_own_category(vault):
+    """A ring of notes in one folder, each filed under a category of its own (People, Albums, Books:
+    kepano's References/): the category notes are their ways in, no MOC beside them."""
+    names = ["Ref one", "Ref two", "Ref three", "Ref four", "Ref five"]
+    cats = ["People", "Albums", "Books", "People", "Albums"]
+
+    def lay(category):
+        for k, n in enumerate(names):
+            prop = f"categories:\n  - \"[[{cats[k]}]]\"\n" if category else "type: note\n"
+            _write(vault, f"Refs/{n}.md", f"---\n{prop}---\n{n} is a reference. See [[{names[(k + 1) % 5]}]].\n")
+    lay(False)
+    assert [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Refs/Ref one.md" in p["notes"]]
+    for c in set(cats):
+        _write(vault, f"Categories/{c}.md", f"![[{c}.base]]\n")
+    lay(True)
+    assert not [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Refs/Ref one.md" in p["notes"]]
+
+
+def test_a_note_of_properties_only_is_not_empty(tmp_path):
+    """A property-first note (a book: author, year, isbn) holds its facts in properties: never an
+    empty note; one with only a date and a category is."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    _write(v, "Books.md", "The books.\n")
+    _write(v, "Reading.md", "I read [[Out of Control]] and [[Stub]].\n")
+    _write(v, "Out of Control.md", '---\ncategories:\n  - "[[Books]]"\nauthor:\n  - "[[Kevin Kelly]]"\n'
+                                   "year: 1992\ncreated: 2023-09-12\n---\n")
+    _write(v, "Stub.md", '---\ncategories:\n  - "[[Books]]"\ncreated: 2023-09-12\n---\n')
+    empty = {n for p in _proposals(v) if p["kind"] == "empty" for n in p["notes"]}
+    assert "Stub.md" in empty and "Out of Control.md" not in empty
+
+
 def test_logseq_links_find_pages_by_their_decoded_names_aliases_and_tags(tmp_path):
     """Logseq's page names: `x%3A y.md` holds page `x: y`, `a___b.md` page `a/b` (file name format
     :triple-lowbar); `alias::` names a page too; `#tag` and `#[[Multi Word]]` reference a page."""

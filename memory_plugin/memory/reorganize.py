@@ -264,6 +264,20 @@ def _mentions(conn, n: dict) -> list[str]:
     return out
 
 
+# Properties that file or date a note, or that its app and the plugin keep: they say nothing of the
+# note's own subject. Any other property with a value (`author: [[Kevin Kelly]]`, `isbn:`, `url:`) is
+# what a property-first note holds instead of prose (kepano's References/): it is not empty.
+NOT_FACTS = {"id", "uid", "title", "tags", "tag", "aliases", "alias", "cssclasses", "cssclass", "publish",
+             "permalink", "created", "updated", "modified", "date", "categories", "category", "type",
+             "status", "confidence", "last_validated", "private"}
+
+
+def _has_facts(n: dict) -> bool:
+    """The note's properties hold something of its own (a value under a key not in NOT_FACTS)."""
+    return any(str(k).strip().lower() not in NOT_FACTS and v not in (None, "", [], {})
+               for k, v in (n.get("props") or {}).items())
+
+
 def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
     """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
     attachment or a note yet to be written), no Dendron hierarchy around them, no folder note in their
@@ -285,7 +299,7 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
         if p in linked or vs.in_hierarchy(p):
             n_linked += 1
             if p in targets and vs.dialect not in LINK_MADE_PAGES and not vs.machinery(p) \
-                    and n["status"] not in DRAFT_STATUSES and not T.words(n["body"] or ""):
+                    and n["status"] not in DRAFT_STATUSES and not T.words(n["body"] or "") and not _has_facts(n):
                 empty_linked.append(p)
             continue
         if p in tagged:
@@ -294,7 +308,7 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
             continue  # its folder's note is the way in (a folder-note plugin shows it as the folder's page)
         if vs.machinery(p):
             continue
-        if T.words(n["body"] or ""):
+        if T.words(n["body"] or "") or _has_facts(n):
             orphans.append(n)
         elif n["status"] not in DRAFT_STATUSES:
             empty.append(n)
@@ -316,13 +330,13 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
         out.append({"kind": "empty", "title": f"{len(empty_linked)} note{'s' if len(empty_linked) > 1 else ''} "
                                                f"without any text that other notes link to: {shown}",
                     "notes": empty_linked, "action": None,
-                    "reasons": ["no text (at most properties); a link to it opens an empty note"],
+                    "reasons": ["no text (at most a date, tags or a category); a link to it opens an empty note"],
                     "suggestion": "write what the links expect there, or point the links elsewhere"})
     if empty:
         shown = ", ".join(empty[:5]) + (" …" if len(empty) > 5 else "")
         out.append({"kind": "empty", "title": f"{len(empty)} note{'s' if len(empty) > 1 else ''} without any text "
                                                f"that nothing links to: {shown}", "notes": empty, "action": None,
-                    "reasons": ["no text (at most properties), no link in or out"],
+                    "reasons": ["no text (at most a date, tags or a category), no link in or out"],
                     "suggestion": "write them or delete them by hand"})
     return out
 
@@ -1011,10 +1025,13 @@ def _add_hierarchy(ng, vs: VaultShape) -> None:
         ng.events.append(t)
 
 
-def _gathered(members: list[str], vs: VaultShape, paths_lc: set[str], out_links, in_links, ng) -> str | None:
+def _gathered(members: list[str], vs: VaultShape, paths_lc: set[str], out_links, in_links, ng,
+              categorised: set[str] = frozenset()) -> str | None:
     """Why the group already has a way in, or None: a note that links most of them (an authored hub,
-    an index) or that most of them link to (a category note, `categories: [[Books]]`, a parent), a
-    shared Dendron hierarchy root, or a folder note of the folder most of them are in."""
+    an index) or that most of them link to (a category note, `categories: [[Books]]`, a parent), most
+    of them in the vault's category system (`categorised`: category notes and the notes a category
+    property files under one, whatever category), a shared Dendron hierarchy root, or a folder note of
+    the folder most of them are in."""
     group = set(members)
     need = max(2, HUB_COVERS * len(group))
     pos = ng.pos
@@ -1027,6 +1044,9 @@ def _gathered(members: list[str], vs: VaultShape, paths_lc: set[str], out_links,
     for target, srcs in in_links.items():
         if len(srcs & group) >= need:
             return f"{len(srcs & group)} of them link to {target}"
+    filed = sum(m in categorised for m in members)
+    if filed >= need:  # the category notes (Categories/People, /Albums) are the ways in, each its own
+        return f"{filed} of them are category notes or filed under one by a category property"
     if vs.dialect == "dendron":
         roots = Counter(r for r in (vs.root(m) for m in members) if r)
         if roots and roots.most_common(1)[0][1] >= need:
@@ -1063,6 +1083,9 @@ def _no_hub(cfg, conn, by_path, today, vs: VaultShape) -> list[dict]:
         out_links[src].add(target)
         in_links[target].add(src)
     paths_lc = {p.lower() for (p,) in conn.execute("SELECT path FROM files")}
+    categorised = {x for r in conn.execute(
+        "SELECT src, target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
+        "('categories', 'category')") for x in r}
     names = {T.fold(x) for r in conn.execute("SELECT title, display_title FROM notes") for x in r if x}
     names |= {a for (a,) in conn.execute("SELECT alias_lc FROM aliases")}
     out, taken = [], set()
@@ -1075,7 +1098,7 @@ def _no_hub(cfg, conn, by_path, today, vs: VaultShape) -> list[dict]:
             if m in by_path and m not in vs.journals:
                 groups[_project_key(by_path[m])].append(m)
         for _key, members in sorted(groups.items()):
-            if len(members) < MIN_HUB_GROUP or _gathered(members, vs, paths_lc, out_links, in_links, ng):
+            if len(members) < MIN_HUB_GROUP or _gathered(members, vs, paths_lc, out_links, in_links, ng, categorised):
                 continue
             p = _hub_proposal(conn, cfg, by_path, members, folder, today, taken, names, ng)
             if p:
