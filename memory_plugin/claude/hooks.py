@@ -158,8 +158,8 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
     close when the hook exits. `keep_fd` (a lock this hook holds) is handed to the worker as fd 3, so
     the lock passes to it with no moment unheld."""
     env = dict(os.environ)
-    env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault)
-    env["MEMORY_PLUGIN_CACHE_DIR"] = str(cfg.cache_dir)
+    env["MEMORY_PLUGIN_VAULT"] = str(cfg.vault_str)
+    env["MEMORY_PLUGIN_CACHE_DIR"] = cfg.cache_str
     argv = [sys.executable, "-m", "memory_plugin", "hook", "worker", mode, *args]
     sys.stdout.flush()
     pid = os.fork()
@@ -178,7 +178,7 @@ def start_worker(cfg, mode: str, *args: str, keep_fd: int | None = None) -> None
                 os.dup2(keep_fd, HANDED_FD)
             os.set_inheritable(HANDED_FD, True)
         os.closerange(3 if keep_fd is None else HANDED_FD + 1, 4096)
-        os.chdir(str(cfg.cache_dir))
+        os.chdir(cfg.cache_str)
         # Niced last, then exec at once: until then the hook's pages are shared copy-on-write, and a
         # child waiting for the CPU would make the exiting hook copy each page it touches.
         try:
@@ -227,7 +227,7 @@ HANDED_FD = 3
 def _queue_large(cfg, rel: str) -> None:
     import fcntl
 
-    cache = str(cfg.cache_dir)
+    cache = cfg.cache_str
     fd = os.open(os.path.join(cache, LARGE_QUEUE), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -321,7 +321,7 @@ def _drain_large(cfg) -> bool:
     from ..index import store as index
     from ..outputs import pipeline
 
-    cache = str(cfg.cache_dir)
+    cache = cfg.cache_str
     lock = _handed_lock(cache)
     changed = False
     while lock is not None:
@@ -350,7 +350,7 @@ def _rebuild_due(cfg) -> bool:
     from ..outputs.brief import CLOCK_SLACK
 
     try:
-        age = time.time() - os.stat(cfg.path("rebuild.stamp")).st_mtime
+        age = time.time() - os.stat(cfg.cache_file("rebuild.stamp")).st_mtime
     except OSError:
         return True
     return age < -CLOCK_SLACK or age > cfg.rebuild_after_days * 86400
@@ -395,21 +395,21 @@ def session_start(payload: dict, ctx: HookContext) -> None:
     from ..outputs import brief
 
     cfg = _load_cfg()
-    ctx.cache_dir = str(cfg.cache_dir)
+    ctx.cache_dir = cfg.cache_str
     if isinstance(payload.get("cwd"), str) and cfg.code_context:  # the worker records the cited code as it is now
         os.environ[CODE_REPO_ENV] = payload["cwd"]
-    if cfg.vault is None:
+    if cfg.vault_str is None:
         _emit_context("memory-plugin is installed but no vault is configured: run "
                       "`memory-plugin install --vault PATH` to give sessions the vault's memory.")
         ctx.emitted = True
         return
-    cfg.require_vault()
+    cfg.check_vault()
     cfg.ensure_cache_dir()
-    error = latest_error(str(cfg.cache_dir))
-    have_index = os.path.exists(cfg.path("index.sqlite"))
+    error = latest_error(cfg.cache_str)
+    have_index = os.path.exists(cfg.cache_file("index.sqlite"))
     # brief.json cut for this session (brief.for_session), else whole
-    found = brief.for_session(str(cfg.cache_dir), _cwd(payload.get("cwd"))) if have_index else None
-    data, match = found or (brief.load(str(cfg.cache_dir)) if have_index else None, None)
+    found = brief.for_session(cfg.cache_str, _cwd(payload.get("cwd"))) if have_index else None
+    data, match = found or (brief.load(cfg.cache_str) if have_index else None, None)
     mode = "rebuild" if (not have_index or _rebuild_due(cfg)) else "sync"
     syncing = f"a background {mode} has started"
     if data is None:  # the vault's first session (or a lost cache): see coldstart.py
@@ -417,7 +417,7 @@ def session_start(payload: dict, ctx: HookContext) -> None:
 
         seen = coldstart.survey(cfg)
         if seen["small"] and coldstart.build_inline(cfg):
-            data, mode = brief.load(str(cfg.cache_dir)), "sync"  # the sync writes graph.json and the report
+            data, mode = brief.load(cfg.cache_str), "sync"  # the sync writes graph.json and the report
             syncing = "built just now for this first session"
         else:
             data = coldstart.bounded_data(cfg, seen["candidates"], seen["notes"])
@@ -443,13 +443,13 @@ def _session_text(payload: dict, cfg, data: dict | None, error: str | None, sync
     from ..outputs import brief
 
     if data is None:
-        return (f"memory-plugin: the memory of the vault {esc(cfg.vault)} is being built in the "
+        return (f"memory-plugin: the memory of the vault {esc(cfg.vault_str)} is being built in the "
                 "background; it will be in the next session's brief."
                 + (f" Last hook error: {esc(error)}" if error else "")), None
     synced_at = None
     for stamp in ("sync.stamp", "rebuild.stamp"):  # the later one; a future one makes the brief say stale
         try:
-            synced_at = max(synced_at or 0, os.stat(cfg.path(stamp)).st_mtime)
+            synced_at = max(synced_at or 0, os.stat(cfg.cache_file(stamp)).st_mtime)
         except OSError:
             pass
     if match is None:
@@ -464,12 +464,12 @@ def _session_text(payload: dict, cfg, data: dict | None, error: str | None, sync
 def _code_states(cfg, payload: dict) -> dict | None:
     """The notes whose cited code in the session's repository was last found changed (index/code.py)."""
     cwd = _cwd(payload.get("cwd"))
-    if not cwd or not cfg.code_context or not os.path.exists(cfg.path("code.sqlite")):
+    if not cwd or not cfg.code_context or not os.path.exists(cfg.cache_file("code.sqlite")):
         return None
     from ..index import code
 
     repo = code.repo_root(cwd)
-    return code.last_states(str(cfg.cache_dir), repo) if repo else None
+    return code.last_states(cfg.cache_str, repo) if repo else None
 
 
 def _record_brief(cfg, payload: dict, data: dict, text: str, match) -> None:
@@ -477,10 +477,10 @@ def _record_brief(cfg, payload: dict, data: dict, text: str, match) -> None:
     session: they add nothing Claude already has (prompt_hook.py, code_hook.py)."""
     from . import session
 
-    shown = _shown(session._brief_paths(str(cfg.cache_dir), data), text)
+    shown = _shown(session._brief_paths(cfg.cache_str, data), text)
     st = {"shown": shown, "injected": [], "project": [_cwd(payload.get("cwd")) or "",
                                                      match.project["name"] if match and match.project else ""]}
-    session.save_state(str(cfg.cache_dir), payload.get("session_id"), st)
+    session.save_state(cfg.cache_str, payload.get("session_id"), st)
 
 
 def _shown(paths: list[str], text: str) -> list[str]:
@@ -530,12 +530,12 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
     if payload.get("tool_name") == "Read":
         raise _Quiet  # reading a note changes nothing
     cfg.ensure_cache_dir()
-    _record_touch(str(cfg.cache_dir), payload.get("session_id"), rel)
-    if not os.path.exists(cfg.path("index.sqlite")):
+    _record_touch(cfg.cache_str, payload.get("session_id"), rel)
+    if not os.path.exists(cfg.cache_file("index.sqlite")):
         start_worker(cfg, "rebuild")
         return
     try:
-        size = os.stat(os.path.join(str(cfg.vault), rel)).st_size
+        size = os.stat(os.path.join(str(cfg.vault_str), rel)).st_size
     except OSError:
         size = 0
     if size > INLINE_NOTE_BYTES:  # reading it could take longer than the hook's budget: detached
@@ -557,7 +557,7 @@ def _brief_notes(cfg) -> int:
     """How many notes the last brief was collected from (brief.json is small: no index query)."""
     from ..outputs import brief
 
-    data = brief.load(str(cfg.cache_dir)) or {}
+    data = brief.load(cfg.cache_str) or {}
     n = data.get("notes")
     return n if isinstance(n, int) else 0
 
@@ -566,7 +566,7 @@ def _embedding_on(cfg) -> bool:
     """Semantic search is configured and has run here once (its stamp): no numpy, no model."""
     from ..semantic.models import is_off
 
-    return not is_off(str(cfg.values.get("embedding_model") or "")) and os.path.exists(cfg.path("embed.stamp"))
+    return not is_off(str(cfg.values.get("embedding_model") or "")) and os.path.exists(cfg.cache_file("embed.stamp"))
 
 
 def _record_touch(cache_dir: str, session_id, rel: str) -> None:
@@ -590,15 +590,15 @@ def session_end(payload: dict, ctx: HookContext) -> None:
     from ..memory import journal
 
     cfg = _load_cfg()
-    ctx.cache_dir = str(cfg.cache_dir)
-    if cfg.vault is None:
+    ctx.cache_dir = cfg.cache_str
+    if cfg.vault_str is None:
         raise _Quiet
     cfg.require_vault()
     cfg.ensure_cache_dir()
     now = time.time()
     sid = payload.get("session_id") if isinstance(payload.get("session_id"), str) else ""
     reason = payload.get("reason") if isinstance(payload.get("reason"), str) else "other"
-    sfile = _session_file(str(cfg.cache_dir), sid)
+    sfile = _session_file(cfg.cache_str, sid)
     touched: list[str] = []
     try:
         with open(sfile, encoding="utf-8") as f:
@@ -614,19 +614,19 @@ def session_end(payload: dict, ctx: HookContext) -> None:
     request = journal.request_line(req, emails=cfg.redact_emails) if req else None
     # the vault's daily note (its app's settings: a few small files) unless journal_folder is set
     dialect = cfg.values.get("dialect", "plain")
-    rel = journal.journal_rel(cfg.journal_folder, now, str(cfg.vault), dialect,
+    rel = journal.journal_rel(cfg.journal_folder, now, str(cfg.vault_str), dialect,
                               user_set=cfg.sources.get("journal_folder", "default") != "default")
     line = journal.entry_line(when=now, project=project_name(payload.get("cwd")), session_id=sid,
                               reason=reason, touched=touched, request=request)
     if ctx.doctor:  # `memory-plugin doctor` times this path without writing
         return
-    journal.append(str(cfg.vault), str(cfg.cache_dir), rel, line, now,
-                   journal.new_day_text(str(cfg.vault), rel, now, dialect))
+    journal.append(str(cfg.vault_str), cfg.cache_str, rel, line, now,
+                   journal.new_day_text(str(cfg.vault_str), rel, now, dialect))
     try:
         os.unlink(sfile)
     except OSError:
         pass
-    if os.path.exists(cfg.path("index.sqlite")):
+    if os.path.exists(cfg.cache_file("index.sqlite")):
         start_worker(cfg, "reindex", rel)  # indexing the journal note may wait on a lock: detached
 
 
@@ -641,7 +641,7 @@ def _public_now(cfg, paths: list[str], ctx: HookContext) -> list[str]:
     from ..vault.privacy import file_says_private
 
     private: set[str] = set()
-    if os.path.exists(cfg.path("index.sqlite")):
+    if os.path.exists(cfg.cache_file("index.sqlite")):
         try:
             conn = index.open_index(cfg)
             try:
@@ -656,7 +656,7 @@ def _public_now(cfg, paths: list[str], ctx: HookContext) -> list[str]:
     for p in paths:
         if p in private or vault_rel(cfg.vault, p, cfg.exclude) != p:
             continue
-        if file_says_private(os.path.join(cfg.vault, p)) is False:
+        if file_says_private(os.path.join(cfg.vault_str, p)) is False:
             out.append(p)
     return out
 
@@ -703,7 +703,7 @@ def _watchdog(cfg) -> None:
 
     limit = float(cfg.worker_seconds)
     end = time.monotonic() + limit
-    vault, cache = str(cfg.vault), str(cfg.cache_dir)
+    vault, cache = str(cfg.vault_str), cfg.cache_str
     vault_id, _WORKER["cache_id"] = _dir_id(vault), _dir_id(cache)
     why: list[str] = []
 
@@ -737,7 +737,7 @@ def worker(mode: str, *args: str) -> None:
 
     lower_priority()  # niced by start_worker already; the I/O priority, and a worker run by hand
     cfg = _load_cfg()
-    if cfg.vault is not None and cfg.worker_seconds:
+    if cfg.vault_str is not None and cfg.worker_seconds:
         _watchdog(cfg)
     try:
         if mode in ("sync", "rebuild"):
@@ -745,7 +745,7 @@ def worker(mode: str, *args: str) -> None:
         if mode == "reindex":
             from ..memory import journal
 
-            journal.drain(str(cfg.vault), str(cfg.cache_dir))  # lines queued by a SessionEnd that could not wait
+            journal.drain(str(cfg.vault_str), cfg.cache_str)  # lines queued by a SessionEnd that could not wait
             try:
                 stats = index.reindex(cfg, list(args), lock_timeout=60)
             except index.IndexMissing:  # missing or broken: build it (the notes are in it then)
@@ -765,14 +765,14 @@ def worker(mode: str, *args: str) -> None:
         if mode != "embed":
             return
     _embed_in_background(cfg)
-    _set_error(str(cfg.cache_dir), "background", None)
+    _set_error(cfg.cache_str, "background", None)
 
 
 def _record_code(cfg) -> None:
     """The baselines of the code the vault's notes cite in the session's repository (index/code.py),
     before the sync: a later edit is compared with the code as the session found it."""
     cwd = os.environ.get(CODE_REPO_ENV)
-    if not cwd or not os.path.exists(cfg.path("index.sqlite")):
+    if not cwd or not os.path.exists(cfg.cache_file("index.sqlite")):
         return
     from ..index import code
     from ..index import store as index
@@ -788,7 +788,7 @@ def _record_code(cfg) -> None:
     try:
         from ..outputs import brief
 
-        code.record_repo(conn, str(cfg.cache_dir), repo, session._project(brief.load(str(cfg.cache_dir)) or {}, cwd))
+        code.record_repo(conn, cfg.cache_str, repo, session._project(brief.load(cfg.cache_str) or {}, cwd))
     finally:
         conn.close()
 
@@ -816,8 +816,8 @@ def user_prompt_submit(payload: dict, ctx: HookContext) -> None:
     if not isinstance(prompt, str) or not prompt.strip():
         raise _Quiet
     cfg = _load_cfg()
-    ctx.cache_dir = str(cfg.cache_dir)
-    if cfg.vault is None or not (cfg.prompt_recall or cfg.prompt_capture):
+    ctx.cache_dir = cfg.cache_str
+    if cfg.vault_str is None or not (cfg.prompt_recall or cfg.prompt_capture):
         raise _Quiet
     from ..semantic import models
     from . import prompt_hook

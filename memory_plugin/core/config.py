@@ -92,37 +92,46 @@ class Config:
             return values[name]
         raise AttributeError(name)
 
-    def require_vault(self) -> Path:
-        """The vault, checked: an existing, readable directory."""
+    def check_vault(self) -> str:
+        """The vault, checked: an existing, readable directory (as a string: no pathlib)."""
         from .errors import VaultError
 
-        if self.vault is None:
+        v = self.vault_str
+        if v is None:
             raise VaultError("no vault configured: pass --vault PATH, set MEMORY_PLUGIN_VAULT, "
                              "or set `vault:` in the config file")
-        v = self.vault
-        if not v.exists():
+        if not os.path.exists(v):
             raise VaultError(f"vault {v} does not exist: check the path")
-        if not v.is_dir():
+        if not os.path.isdir(v):
             raise VaultError(f"vault {v} is a file, not a folder: point --vault at the vault folder")
         if not os.access(v, os.R_OK | os.X_OK):
             raise VaultError(f"vault {v} cannot be read: check its permissions")
         return v
 
+    def require_vault(self) -> Path:
+        """The vault, checked (check_vault), as a Path."""
+        self.check_vault()
+        return self.vault
+
     def path(self, name: str) -> Path:
         return self.cache_dir / name
 
-    def ensure_cache_dir(self) -> Path:
+    def cache_file(self, name: str) -> str:
+        """path(name) as a string (the hooks' paths: no pathlib)."""
+        return os.path.join(self.cache_str, name)
+
+    def ensure_cache_dir(self) -> None:
         from .errors import CacheError
 
+        d = self.cache_str
         try:
-            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            os.makedirs(d, exist_ok=True)
         except OSError as e:
-            raise CacheError(f"cache dir {self.cache_dir} cannot be created ({e.strerror}): "
+            raise CacheError(f"cache dir {d} cannot be created ({e.strerror}): "
                              "set MEMORY_PLUGIN_CACHE_DIR or --cache-dir to a writable folder") from None
-        if not os.access(self.cache_dir, os.W_OK | os.X_OK):
-            raise CacheError(f"cache dir {self.cache_dir} is not writable: "
+        if not os.access(d, os.W_OK | os.X_OK):
+            raise CacheError(f"cache dir {d} is not writable: "
                              "set MEMORY_PLUGIN_CACHE_DIR or --cache-dir to a writable folder")
-        return self.cache_dir
 
 
 def user_config_path() -> Path:

@@ -200,12 +200,12 @@ def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
     data = collect(cfg, conn, hubs)
     text = json.dumps(data, ensure_ascii=False)
     disk = json.loads(text)  # as load reads it back
-    old, stamp = _on_disk(str(cfg.cache_dir))
+    old, stamp = _on_disk(cfg.cache_str)
     same = old is not None and {k: v for k, v in old.items() if k not in ("collected_at",)} == \
         {k: v for k, v in disk.items() if k not in ("collected_at",)}
     if same:
-        if not start_current(str(cfg.cache_dir)):  # written by an older version, or lost
-            write_start(str(cfg.cache_dir), old, stamp)
+        if not start_current(cfg.cache_str):  # written by an older version, or lost
+            write_start(cfg.cache_str, old, stamp)
         return False
     raw = text.encode("utf-8")
     atomic_write(cfg.path(BRIEF_JSON), raw)
@@ -213,7 +213,7 @@ def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
     with open(cfg.path(BRIEF_JSON), "rb") as f:
         st = os.fstat(f.fileno())
         if f.read() == raw:
-            write_start(str(cfg.cache_dir), disk, _stamp(st))
+            write_start(cfg.cache_str, disk, _stamp(st))
     atomic_write(cfg.path(BRIEF_MD), compose(data, brief_chars=cfg.brief_chars, project=None,
                                              stale_after_hours=cfg.stale_after_hours))
     return True
@@ -225,7 +225,7 @@ def refresh(cfg) -> bool:
     there is no index yet."""
     from ..index import store as index
 
-    old = load(str(cfg.cache_dir))
+    old = load(cfg.cache_str)
     try:
         conn = index.open_index(cfg)
     except index.IndexMissing:
