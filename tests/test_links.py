@@ -71,7 +71,8 @@ def test_frontmatter_tags_links_and_broken_yaml():
            "supersedes: \"[[Old]]\"\nsummary: Short.\n---\n# Shown Title\nBody #inline `#code`\n").encode()
     n = parse_note("dir/Note.md", raw, cfg.values)
     assert n.tags == ["python", "testing", "inline"]
-    assert n.aliases == ["WAL"] and n.summary == "Short." and n.display_title == "Shown Title"
+    # a plain folder's note is titled by its file name (not a slug); its H1 is an alias (vault/dialect.py)
+    assert n.aliases == ["WAL", "Shown Title"] and n.summary == "Short." and n.display_title == "Note"
     assert [(l.prop, l.linkpath) for l in n.links] == [("related", "A"), ("related", "B"), ("supersedes", "Old")]
     bad = b"---\ncreated: {{date}}\nauthors:\n- @name\n---\nStill [[Linked]] #tagged\n"
     n = parse_note("Bad.md", bad, cfg.values)

@@ -61,7 +61,7 @@ def test_query_skill_documents_what_query_prints(vault_env):
 
 
 WHY_FORMS = {  # the phrase the skill documents -> the shape of the why it stands for
-    "matched `": r"matched `[^`]+`( \(for \w+\))?(, `[^`]+`( \(for \w+\))?)*( in [^:]+: .+)?",
+    "matched `": r"matched `[^`]+`( \(for \w+\))?(, `[^`]+`( \(for \w+\))?)*( in the property [^(]+ \(.+\)| in .+)?",
     "named in the question": r"(title|alias) `.+` named in the question",
     "tagged #t": r"tagged #\S+",
     "project P": r"project .+",
