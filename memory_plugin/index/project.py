@@ -20,11 +20,12 @@ import unicodedata
 
 from ..core.paths import _git_dir, git_top  # noqa: F401 - git_top: the hooks' and project's
 from ..core.record import Record
+from ..core.textutil import LazyPattern
 
 # The spellings of a projects folder that reorganize compares with; is_projects_folder is the rule
 # (any number or punctuation prefix: `1 Projects`, `02 - PROJECTS`, `1-Projects`).
 PROJECT_FOLDERS = ("projects", "project", "1 - projects", "01 - projects", "1. projects", "01 projects")
-_SEP = re.compile(r"[\s_\-]+")
+_SEP = LazyPattern(r"[\s_\-]+")
 
 
 def key(name: str) -> str:
@@ -66,7 +67,7 @@ def _common_dir(git_dir: str) -> str | None:
         return None
 
 
-_SECTION = re.compile(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]', re.I)
+_SECTION = LazyPattern(r'^\s*\[\s*remote\s+"([^"]*)"\s*\]', re.I)
 
 
 def remote_urls(config_text: str) -> list[tuple[str, str]]:
@@ -183,21 +184,21 @@ CONTEXT_SHARE = 0.5
 # are the generic words titles are made of.
 MIN_CONTAINED = 4
 
-_LEAD = re.compile(r"^[\W\d_]+")  # "02 - ", "1-", "1. ", "_", an emoji
-_WORD = re.compile(r"[^\W_]+")
-_LIST_LINE = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|\|)")  # a list item or a table row
-_TABLE_ROW = re.compile(r"^\s*(?:[-*+]\s+)?\|")
-_PROJECT_CELL = re.compile(r"\|[ \t*_]*projects?[ \t*_]*\|", re.I)  # a table's `| Project |` cell
-_REPO_URL = re.compile(r"^https?://(?:www\.)?([^/\s]+)/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#]\S*)?$", re.I)
-_HEAD_PROP = re.compile(r"^\s*(?:-\s+)?([\w-]+)::[ \t]*(.*)$")
-_WIKI = re.compile(r"\[\[([^\[\]\n]+)\]\]")
+_LEAD = LazyPattern(r"^[\W\d_]+")  # "02 - ", "1-", "1. ", "_", an emoji
+_WORD = LazyPattern(r"[^\W_]+")
+_LIST_LINE = LazyPattern(r"^\s*(?:[-*+]\s|\d+[.)]\s|\|)")  # a list item or a table row
+_TABLE_ROW = LazyPattern(r"^\s*(?:[-*+]\s+)?\|")
+_PROJECT_CELL = LazyPattern(r"\|[ \t*_]*projects?[ \t*_]*\|", re.I)  # a table's `| Project |` cell
+_REPO_URL = LazyPattern(r"^https?://(?:www\.)?([^/\s]+)/([^/\s?#]+)/([^/\s?#]+)/?(?:[?#]\S*)?$", re.I)
+_HEAD_PROP = LazyPattern(r"^\s*(?:-\s+)?([\w-]+)::[ \t]*(.*)$")
+_WIKI = LazyPattern(r"\[\[([^\[\]\n]+)\]\]")
 # A repository's address on a code host, anywhere in a note's text: HOST, OWNER, NAME (`/issues/3`,
 # `/blob/…` and `.git` after it)
-_CITED_REPO = re.compile(r"https?://(?:www\.)?(" + "|".join(re.escape(h) for h in CODE_HOSTS)
+_CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + "|".join(re.escape(h) for h in CODE_HOSTS)
                          + r")/([\w.~-]+)/([\w.-]+)", re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
 _CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
-_MDLINK = re.compile(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
+_MDLINK = LazyPattern(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
 
 
 def words(name: str) -> list[str]:
@@ -798,7 +799,7 @@ class Match(Record):
 
 # What separates the area or kind a title starts with from the project's own name: "PowerShell -
 # PSProfileTools Module", "Client: Website Relaunch".
-_AREA_SEP = re.compile(r"\s[-–—]\s|:\s")
+_AREA_SEP = LazyPattern(r"\s[-–—]\s|:\s")
 
 
 def name_words(title: str, areas: set[str] | None = None) -> list[str]:
@@ -834,7 +835,7 @@ def shared_areas(conn) -> set[str]:
 # How deep below a project's hierarchy level or folder its parts' names are context (`csly.generator`,
 # `dendron.topic.cli`): a part of a part names the same thing as its parent.
 CONTEXT_DEPTH = 2
-_HOST = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?(?:www\.)?([^/\s:]+)[/:]?([^/\s?#]*)", re.I)
+_HOST = LazyPattern(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]+@)?(?:www\.)?([^/\s:]+)[/:]?([^/\s?#]*)", re.I)
 
 
 def _context(conn, projects: list[dict], values_of: dict[str, list[str]], areas: set[str]) -> None:
