@@ -1,5 +1,6 @@
-"""What the tests of notes tied to code share: a small Python module (SRC) that notes cite, and a
-note writer."""
+"""What the tests of notes tied to code share: a small Python module (SRC) that notes cite, a
+repository layer and a note writer."""
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -20,6 +21,15 @@ SRC = textwrap.dedent('''\
     def helper_function(x):
         return x * 2
     ''')
+
+
+def lay_repo(repo: Path, files: dict[str, str]) -> Path:
+    """A git repository at `repo` holding `files` (path -> text)."""
+    for rel, text in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return repo
 
 
 def write_note(vault: Path, rel: str, props: str, body: str) -> None:

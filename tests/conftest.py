@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -34,8 +35,6 @@ def pytest_runtest_makereport(item, call):
         return
     if os.environ.pop("MP_RELIABILITY_CASES_COUNTED", None) or rep.skipped:
         return
-    import json
-
     with open(counts, "a", encoding="utf-8") as f:
         for key in ("cases", "held") if rep.passed else ("cases",):
             f.write(json.dumps({"test": item.nodeid, "key": key, "n": 1}) + "\n")
@@ -210,6 +209,20 @@ def run_cli(*args: str, input: str | None = None, env: dict | None = None, timeo
     cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "memory_plugin"]
     return subprocess.run(cmd + list(args), input=input, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=timeout)
+
+
+def write_file(root: Path, rel: str, text: str = "") -> None:
+    """`text` at `root`/`rel`, its folders made."""
+    p = root / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+def query_items(vault: Path, text: str) -> list[dict]:
+    """The items `memory-plugin query --json` answers `text` with over `vault`."""
+    r = run_cli("--vault", str(vault), "query", text, "--json")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["items"]
 
 
 def embedded_index(vault: Path, encode, mid: str = "minilm-test"):

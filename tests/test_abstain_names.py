@@ -2,14 +2,8 @@
 ("filed", "topic") outweigh them; a question mostly of words no note has still gets "Nothing"."""
 import json
 
-from conftest import run_cli
+from conftest import query_items, run_cli, write_file as _note
 from memory_plugin.search import query as Q
-
-
-def _note(vault, rel, text):
-    p = vault / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
 
 
 def _vault(tmp_path):
@@ -29,9 +23,7 @@ def _vault(tmp_path):
 
 
 def _ask(v, text):
-    r = run_cli("--vault", str(v), "query", text, "--json")
-    assert r.returncode == 0, r.stderr
-    return [i["path"] for i in json.loads(r.stdout)["items"]]
+    return [i["path"] for i in query_items(v, text)]
 
 
 def test_a_title_naming_the_rarer_known_words_is_evidence(tmp_path, cache_dir):

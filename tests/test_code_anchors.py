@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from codesample import SRC, write_note as _note
+from codesample import SRC, lay_repo, write_note as _note
 from conftest import run_cli
 from memory_plugin.index import code
 from memory_plugin.vault import anchors as A
@@ -81,13 +81,8 @@ def test_definitions_in_python_go_and_javascript():
 
 @pytest.fixture
 def code_env(tmp_path, cache_dir):
-    repo = tmp_path / "acme"
-    (repo / "acme").mkdir(parents=True)
-    (repo / "acme" / "parser.py").write_text(SRC, encoding="utf-8")
-    (repo / "acme" / "other.py").write_text("def unrelated():\n    return 0\n", encoding="utf-8")
-    (repo / "tests").mkdir()
-    (repo / "tests" / "conftest.py").write_text("import os\n", encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = lay_repo(tmp_path / "acme", {"acme/parser.py": SRC, "acme/other.py": "def unrelated():\n    return 0\n",
+                                        "tests/conftest.py": "import os\n"})
     vault = tmp_path / "vault"
     _note(vault, "Pitfalls/Part limit.md", "type: pitfall\nproject: acme\ncreated: 2025-01-10",
           "The limit check is `acme/parser.py#L9-L10`: a part over the limit raises.")

@@ -4,11 +4,10 @@ rebuild, sync, reindex, a write killed between its COMMIT and the list's rewrite
 import json
 import os
 import sqlite3
-import subprocess
 
 import pytest
 
-from codesample import SRC, write_note as _note
+from codesample import SRC, lay_repo, write_note as _note
 from conftest import run_cli
 from memory_plugin.core.config import load_config
 from memory_plugin.index import code
@@ -23,12 +22,8 @@ MENTION_ONLY = "# helper_function is defined in acme/parser.py\nvalue = 1\n"
 
 @pytest.fixture
 def cited_env(tmp_path, cache_dir):
-    repo = tmp_path / "acme"
-    for rel, text in (("acme/parser.py", SRC), ("acme/other.py", OTHER), ("acme/sender.py", SENDER),
-                      ("lib/helpers.py", HELPER_ELSEWHERE), ("lib/mention.py", MENTION_ONLY)):
-        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
-        (repo / rel).write_text(text, encoding="utf-8")
-    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    repo = lay_repo(tmp_path / "acme", {"acme/parser.py": SRC, "acme/other.py": OTHER, "acme/sender.py": SENDER,
+                                        "lib/helpers.py": HELPER_ELSEWHERE, "lib/mention.py": MENTION_ONLY})
     vault = tmp_path / "vault"
     _note(vault, "Pitfalls/Part limit.md", "type: pitfall\ncreated: 2025-01-10",
           "The limit check is `acme/parser.py#L9-L10`: a part over the limit raises.")

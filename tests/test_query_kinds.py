@@ -1,16 +1,9 @@
 """A word naming a kind of note ("task", "pattern", "decided") asks for that kind only where the vault
 has notes of it, as the product types them or as the vault's own `type:` links name them; elsewhere
 it is an ordinary word of the question, searched for like the others."""
-import json
 
-from conftest import run_cli
+from conftest import query_items, run_cli, write_file as _note
 from memory_plugin.search import query as Q
-
-
-def _note(vault, rel, text):
-    p = vault / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
 
 
 def _vault(tmp_path, typed: str | None = None):
@@ -28,9 +21,7 @@ def _vault(tmp_path, typed: str | None = None):
 
 
 def _ask(v, text):
-    r = run_cli("--vault", str(v), "query", text, "--json")
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)["items"]
+    return query_items(v, text)
 
 
 def test_a_kind_no_note_is_of_is_an_ordinary_word(tmp_path, cache_dir):

@@ -2,12 +2,7 @@
 property links, Logseq's pages that exist by reference, and one proposal per cause."""
 import json
 
-from conftest import run_cli
-
-
-def _write(vault, rel, text=""):
-    (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-    (vault / rel).write_text(text, encoding="utf-8")
+from conftest import run_cli, write_file as _write
 
 
 def _proposals(vault):

@@ -9,18 +9,12 @@ import os
 import time
 from pathlib import Path
 
-from conftest import run_cli
+from conftest import run_cli, write_file as put
 from memory_plugin.core.config import load_config
 from memory_plugin.memory import journal, write
 from memory_plugin.vault import appsettings as A
 
 DAY = dt.date(2024, 3, 5)  # a Tuesday
-
-
-def put(root: Path, rel: str, text: str) -> None:
-    p = root / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
 
 
 def dry_run(vault: Path, type_: str = "decision", **kw) -> dict:

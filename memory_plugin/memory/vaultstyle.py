@@ -74,21 +74,13 @@ def _is_link(value) -> bool:
     return any(isinstance(v, str) and "[[" in v for v in vals)
 
 
-_LINK_NAME_RE = re.compile(r"\[\[([^\]|#]+)")
-
-
 def _category_notes(conn: sqlite3.Connection) -> set[str]:
-    """The folded names of the notes a category property links to (`categories: [[Movies]]`): the
-    vault's categories, which are not notes of the shape a new memory takes (they carry no category
-    themselves) and are left out of what `of` measures."""
-    names = set()
-    for (props,) in conn.execute("SELECT props FROM notes WHERE props LIKE '%categor%'"):
-        for k, v in json.loads(props or "{}").items():
-            if k.strip().lower() in CATEGORY_KEYS:
-                for x in v if isinstance(v, list) else [v]:
-                    names.update(textutil.fold(m.rsplit("/", 1)[-1].strip())
-                                 for m in _LINK_NAME_RE.findall(str(x)))
-    return names
+    """The notes a category property links to (`categories: [[Movies]]`): the vault's categories,
+    which are not notes of the shape a new memory takes (they carry no category themselves) and are
+    left out of what `of` measures."""
+    return {t for (t,) in conn.execute(
+        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
+        f"({','.join('?' * len(CATEGORY_KEYS))})", CATEGORY_KEYS)}
 
 
 PROJECT_KEYS = ("project", "projects")  # the properties naming a note's project(s), in any case
@@ -341,7 +333,7 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
             continue
         p = json.loads(props or "{}")
         stem = path.rsplit("/", 1)[-1][:-3]
-        if categories and textutil.fold(stem) in categories and not any(
+        if path in categories and not any(
                 k.strip().lower() in CATEGORY_KEYS for k in p):
             continue  # a category note, not a member of one
         n += 1
