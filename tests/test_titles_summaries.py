@@ -164,3 +164,19 @@ def test_markdown_links_read_as_their_labels_and_fields_are_no_prose():
     assert first_paragraph("> [!quote]\n> quote::“*Hard choices, easy life.*”\n\nHealth comes first.\n") == \
         "Health comes first."
     assert first_paragraph("Use std::vector for the list.\n") == "Use std::vector for the list."
+
+
+def test_a_templates_instruction_left_in_a_note_is_no_summary(tmp_path):
+    # Templates/ (no app settings name it) and a note made from it that kept the instruction
+    (tmp_path / "Templates").mkdir()
+    (tmp_path / "Templates" / "Task.md").write_text(
+        "---\ntype: task\n---\n## Overview\n> One paragraph describing what and why.\n\n## Tasks\n- [ ] \n")
+    (tmp_path / "Notes").mkdir()
+    body = "---\ntype: task\n---\n## Overview\n> One paragraph describing what and why.\n\n" \
+           "## Tasks\n- [ ] Move the header into the panel\n"
+    (tmp_path / "Notes" / "UI.md").write_text(body)
+    (tmp_path / "Notes" / "Own.md").write_text(body.replace("> One paragraph", "> The panel, in one paragraph"))
+    cfg = load_config(vault=tmp_path)
+    parse = lambda rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values).summary  # noqa: E731
+    assert parse("Notes/UI.md") == "Move the header into the panel"
+    assert parse("Notes/Own.md").startswith("The panel, in one paragraph")  # the owner's own words stay

@@ -15,9 +15,11 @@ MAX_STDIN = 16 * 1024 * 1024
 # PostToolUse indexes a note this size or smaller itself (well inside its 150 ms on an idle machine);
 # a bigger one goes to a detached worker, bounded by note_seconds and worker_seconds.
 INLINE_NOTE_BYTES = 512 * 1024
-# Above this many notes PostToolUse leaves the brief's refresh to a detached worker: collecting it
-# reads every supersedes link and the project catalogue, which grows with the vault (bench/RESULTS.md).
-BRIEF_INLINE_MAX_NOTES = 20_000
+# Above this many notes PostToolUse and the CLI's write commands leave the brief's refresh to a
+# detached worker: collecting it reads every supersedes link and makes the project catalogue again,
+# about 60 µs a note (0.6 s at 10,000: bench/bench_query.py's `remember`), so inline only while it
+# fits well inside PostToolUse's 150 ms and `remember`'s 300 ms.
+BRIEF_INLINE_MAX_NOTES = 2_000
 DISABLE = "MEMORY_PLUGIN_DISABLE"
 CODE_REPO_ENV = "MEMORY_PLUGIN_SESSION_CWD"  # SessionStart's working folder, for its worker (code baselines)
 
@@ -545,7 +547,7 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
 
     stats = index.reindex(cfg, [rel], lock_timeout=1.0)
     if stats.get("reindexed") or stats.get("removed"):
-        if _brief_notes(cfg) > BRIEF_INLINE_MAX_NOTES:
+        if brief_notes(cfg) > BRIEF_INLINE_MAX_NOTES:
             start_worker(cfg, "brief")  # collecting the brief scans the vault's links: too long for a hook here
         else:
             refresh_brief(cfg)
@@ -553,7 +555,7 @@ def post_tool_use(payload: dict, ctx: HookContext) -> None:
         start_worker(cfg, "embed")  # the model is never loaded here: a detached worker embeds the note
 
 
-def _brief_notes(cfg) -> int:
+def brief_notes(cfg) -> int:
     """How many notes the last brief was collected from (brief.json is small: no index query)."""
     from ..outputs import brief
 

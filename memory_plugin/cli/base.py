@@ -52,9 +52,14 @@ WRITE_COMMANDS = frozenset({"remember", "supersede", "contradicts", "validate", 
 @click.pass_context
 def _after(ctx, result, **_):
     if ctx.invoked_subcommand in WRITE_COMMANDS and ctx.obj is not None and ctx.obj._cfg is not None:
+        from ..claude import hooks
         from ..outputs import brief
 
-        brief.refresh(ctx.obj.cfg)
+        cfg = ctx.obj.cfg
+        if hooks.brief_notes(cfg) > hooks.BRIEF_INLINE_MAX_NOTES:
+            hooks.start_worker(cfg, "brief")  # a large vault's catalogue: the command does not wait for it
+        else:
+            brief.refresh(cfg)
     return result
 
 

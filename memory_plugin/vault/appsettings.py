@@ -427,6 +427,53 @@ def templates_folder(vault: str | os.PathLike | None, dialect: str) -> str | Non
     return None
 
 
+TEMPLATE_FOLDER_NAMES = ("templates", "template", "_templates")  # a top folder a vault with no settings keeps them in
+TEMPLATE_FILES_MAX = 200  # template notes read for their prose; a vault has a few dozen
+TEMPLATE_PROSE_WORDS = 3  # a template line of fewer words is a heading or a label, not an instruction
+
+
+def template_prose(vault: str | os.PathLike | None, dialect: str) -> frozenset[str]:
+    """The prose lines of the owner's templates (every folder a setting names, else a top folder named
+    Templates), lowercased and with their quote and list marks dropped: a note made from a template
+    still carrying its instruction ("> One paragraph describing what and why.") says nothing of its
+    own there, so a summary skips those lines (notes.first_paragraph)."""
+    if vault is None:
+        return frozenset()
+    vault = str(vault)
+    found, _ = machinery_folders(vault, dialect)
+    try:
+        found += [e.name for e in os.scandir(vault) if e.is_dir() and e.name.lower() in TEMPLATE_FOLDER_NAMES]
+    except OSError:
+        pass
+    lines: set[str] = set()
+    files = 0
+    for folder in dict.fromkeys(found):
+        for root, dirs, names in os.walk(os.path.join(vault, folder)):
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for n in names:
+                if not n.endswith(".md") or files >= TEMPLATE_FILES_MAX:
+                    continue
+                files += 1
+                try:
+                    with open(os.path.join(root, n), encoding="utf-8", errors="replace") as f:
+                        text = f.read(MAX_SETTINGS_BYTES)
+                except OSError:
+                    continue
+                for line in text.splitlines():
+                    key = prose_key(line)
+                    if len(key.split()) >= TEMPLATE_PROSE_WORDS:
+                        lines.add(key)
+    return frozenset(lines)
+
+
+_PROSE_MARKS_RE = re.compile(r"^\s*(?:>\s*)*(?:\[![^\]]*\][+-]?\s*)?(?:(?:[-*+]|\d+[.)])\s+(?:\[.\]\s+)?)?")
+
+
+def prose_key(line: str) -> str:
+    """A line as template_prose compares it: no quote, callout or list marks, lowercased, one space."""
+    return " ".join(_PROSE_MARKS_RE.sub("", line, count=1).lower().split())
+
+
 def attachment_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:
     """Obsidian's `attachmentFolderPath` ("./x" is relative to each note, kept as written)."""
     if vault is None or dialect != "obsidian":

@@ -17,6 +17,7 @@ from ..core import textutil as T
 from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
+from .appsettings import prose_key, template_prose
 from .dialect import DENDRON, LOGSEQ, OBSIDIAN, logseq_page_lines, logseq_page_props, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
@@ -564,10 +565,12 @@ def _links_only(s: str) -> bool:
     return not _SEPARATORS_RE.sub("", _LINKS_ONLY_RE.sub("", s[m.end():] if m else s))
 
 
-def first_paragraph(masked_body: str, label_first: bool = False) -> str:
+def first_paragraph(masked_body: str, label_first: bool = False,
+                    template: frozenset[str] = frozenset()) -> str:
     """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
     embeds, `%% comments %%`, placeholder-only lines, lines of nothing but links, `key:: value`
-    fields and changelog lines (CHANGELOG_RE)."""
+    fields, changelog lines (CHANGELOG_RE) and the prose of the vault's templates (`template`:
+    appsettings.template_prose), an instruction the note still carries."""
     para: list[str] = []
     size = 0
     listed = False  # the paragraph so far is a list item's (a lone `-` after it is an empty item)
@@ -618,6 +621,10 @@ def first_paragraph(masked_body: str, label_first: bool = False) -> str:
                 if para:
                     break
                 continue
+        if template and s and prose_key(line) in template:
+            if para:
+                break
+            continue
         if s and ("{{" in s or "<%" in s or "((" in s or "#placeholder/" in s or "<" in s):
             s = HTML_TAG_RE.sub(_html_tag, PLACEHOLDER_RE.sub(" ", s)).strip()
             if not _SEPARATORS_RE.sub("", s):
@@ -824,7 +831,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 break
     if not note.summary:
         text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
-        note.summary = first_paragraph(text.replace("`", ""), label_first)
+        note.summary = first_paragraph(text.replace("`", ""), label_first, _template_prose(cfg_values))
     note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ)
     budget.check("tags and summary")
     ptype = props.get("type")
@@ -842,6 +849,19 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.created = _date(props.get("created", props.get("date")))
     note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
     return note
+
+
+_TEMPLATE_PROSE: dict[tuple, frozenset[str]] = {}
+
+
+def _template_prose(cfg_values: dict[str, Any]) -> frozenset[str]:
+    """appsettings.template_prose of the configured vault, read once per process."""
+    vault = cfg_values.get("vault")
+    key = (vault, cfg_values.get("dialect"))
+    if key not in _TEMPLATE_PROSE:
+        _TEMPLATE_PROSE[key] = template_prose(os.path.expanduser(vault) if vault else None,
+                                              str(cfg_values.get("dialect") or OBSIDIAN))
+    return _TEMPLATE_PROSE[key]
 
 
 def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> bool:
