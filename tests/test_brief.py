@@ -341,3 +341,25 @@ def test_epoch_day_counts_as_calendar_timegm():
                 assert got == want, (y, m, d)
     assert age_phrase(created="2024-02-29", now=calendar.timegm((2024, 3, 21, 0, 0, 0))) == "written 3 weeks ago"
     assert age_phrase(validated="0000-01-01", created="2020-01-01", now=1.6e9) == "written 8 months ago"
+
+
+def test_a_folder_no_project_is_named_for_briefs_the_notes_that_name_it(tmp_path, cache_dir):
+    from conftest import write_file
+
+    vault = tmp_path / "vault"
+    write_file(vault, "Guides/Obsidian Headless.md", "Run the app without a window.\n")
+    write_file(vault, "Roundup/2024-05-01.md", "New: [Tollgate](https://github.com/acme/tollgate/releases) 2.0,\n"
+               "and https://github.com/acme/tollgate again; see https://github.com/sponsors/acme\n")
+    write_file(vault, "Roundup/2024-06-01.md", "Tollgate is at https://github.com/acme/tollgate.git\n")
+    write_file(vault, "Sync.md", "Sync your notes.\n")  # one word names a topic, not a repository
+    write_file(vault, "Private.md", "---\nprivate: true\n---\nhttps://github.com/acme/tollgate\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    text = session_brief(env, folder(tmp_path, "obsidian-headless"))
+    assert "## Project `obsidian-headless` (the working folder)" in text
+    assert section(text, "Project `obsidian-headless`")[0].startswith("- Obsidian Headless [note] (Guides/Obsidian Headless.md)")
+    lines = section(session_brief(env, folder(tmp_path, "tollgate")), "Project `tollgate`")
+    assert [l.split("(")[1].split(")")[0] for l in lines] == ["Roundup/2024-05-01.md", "Roundup/2024-06-01.md"]
+    for name in ("sync", "acme", "kubernetes-operator"):  # a one-word note, a host's own page, nothing
+        text = session_brief(env, folder(tmp_path, name))
+        assert f"The vault holds no notes about the current project `{name}`" in text and "## Project" not in text

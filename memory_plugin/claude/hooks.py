@@ -458,9 +458,13 @@ def _session_text(payload: dict, cfg, data: dict | None, error: str | None, sync
         from ..index import project
 
         match = project.detect(brief.catalog_of(data), cwd=_cwd(payload.get("cwd")))
+    named = None
+    if not match.project and not match.ambiguous and match.own:  # notes may name the folder all the same
+        paths = brief.named_for(cfg.cache_str, match.own)
+        named = brief.named_items(cfg, paths) if paths else None
     return brief.compose(data, brief_chars=cfg.brief_chars, match=match, error=error,
                          stale_after_hours=cfg.stale_after_hours, syncing=syncing, synced_at=synced_at,
-                         code_states=_code_states(cfg, payload)), match
+                         code_states=_code_states(cfg, payload), named=named), match
 
 
 def _code_states(cfg, payload: dict) -> dict | None:

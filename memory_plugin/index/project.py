@@ -776,14 +776,15 @@ def _as_list(v) -> list[str]:
 # ---------------------------------------------------------------- the match
 
 class Match(Record):
-    _FIELDS = __match_args__ = ("project", "via", "ambiguous", "tried")
+    _FIELDS = __match_args__ = ("project", "via", "ambiguous", "tried", "own")
 
     def __init__(self, project: dict | None = None, via: str = "", ambiguous: list[str] | None = None,
-                 tried: list[str] | None = None):
+                 tried: list[str] | None = None, own: list[str] | None = None):
         self.project = project  # the catalog entry, when exactly one project matched
         self.via = via          # which name matched, and where it came from
         self.ambiguous = [] if ambiguous is None else ambiguous  # the projects' names, when several matched
         self.tried = [] if tried is None else tried              # the names compared
+        self.own = [] if own is None else own  # those of them the folder itself goes by (not its parents')
 
     @property
     def name(self) -> str | None:
@@ -947,7 +948,7 @@ def detect(projects: list[dict], cwd: str | None = None, name: str | None = None
                 return Match(project=hits[0], via=via, tried=tried)
             if hits:
                 return Match(ambiguous=sorted(p["name"] for p in hits), via=via, tried=tried)
-    return Match(tried=tried)
+    return Match(tried=tried, own=list(dict.fromkeys(n for n, _ in own)))
 
 
 def _words_of(p: dict) -> list[list[str]]:
@@ -971,6 +972,54 @@ def with_context(ws: list[str], p: dict) -> bool:
                 if len(k) >= MIN_CONTAINED and (k in p.get("keys", ()) or any(_run_of(t, k) for t in _words_of(p))):
                     return True
     return False
+
+
+# A working folder no project of the vault is named for may still be what some of its notes are about
+# (named_notes): a note named for it, in its file name or its Dendron hierarchy's last level
+# ("Obsidian Headless" for `obsidian-headless`, `notes.daily.2022-11-16.stock-trading-spreadsheet`)
+# when that name has at least NAMED_MIN_WORDS words (one word, "Sync" or "Dendron", names a topic, not
+# a repository), and the notes that cite a repository of that name by its address on a code host
+# (cited_repos: `github.com/SkepticMystic/breadcrumbs`), at least REPO_NOTES times in all. The brief
+# lists at most NAMED_NOTES of them.
+NAMED_MIN_WORDS = 2
+NAMED_NOTES = 5
+
+
+def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
+    """Folder names (as `key` forms them) -> the notes that name them, best first: notes named so,
+    then the notes citing that repository, the most mentions first (a journal's too: "worked on
+    github.com/acme/x today"). Private notes name nothing; the catalog's projects are detect's.
+    A name of digits only (a daily note's date) names no folder."""
+    own: dict[str, list[str]] = {}
+    kinds = {t for (t,) in conn.execute(
+        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
+        f"({','.join('?' * len(KIND_PROPS))})", KIND_PROPS)}
+    for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 ORDER BY path"):
+        stem = path.rsplit("/", 1)[-1][:-3]
+        if dialect == "dendron":
+            stem = stem.rsplit(".", 1)[-1]
+        ws = words(stem)
+        # a kind (`type: [[Software Project]]`, a note named for projects) is no working folder's note
+        if len(ws) >= NAMED_MIN_WORDS and any(not w.isdigit() for w in ws) and path not in kinds \
+                and not set(PROJECT_WORDS).intersection(ws):
+            own.setdefault(key(stem), []).append(path)
+    cited: dict[str, dict[str, int]] = {}
+    for path, body, props in conn.execute(
+            "SELECT n.path, f.body, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
+            "WHERE fts MATCH ? AND n.private = 0", (_CITED_MATCH,)):
+        for _, _, name in cited_repos((body or "") + "\n" + (props or "")):
+            k = key(name)
+            if k:
+                by = cited.setdefault(k, {})
+                by[path] = by.get(path, 0) + 1
+    out = {}
+    for k in [k for k, by in cited.items() if sum(by.values()) < REPO_NOTES]:
+        del cited[k]  # one mention in passing (a reading list's link) names nothing: see REPO_NOTES
+    for k in own.keys() | cited.keys():
+        first = own.get(k, [])
+        rest = sorted((p for p in cited.get(k, {}) if p not in first), key=lambda p: (-cited[k][p], p))
+        out[k] = (first + rest)[:NAMED_NOTES]
+    return out
 
 
 def detect_in_index(conn, cwd: str | None = None, name: str | None = None) -> Match:

@@ -19,6 +19,10 @@ from ..core.textutil import CODE_CHANGED, age_phrase, clip_summary, plural
 BRIEF_JSON = "brief.json"
 BRIEF_MD = "brief.md"
 BRIEF_START = "brief-start.jsonl"
+# The working-folder names some notes name without the vault marking a project of that name
+# (project.named_notes): a line per name, "\nKEY\tPATH\tPATH...", found by SessionStart with one
+# search of the file instead of parsing it.
+NAMES = "names.tsv"
 SUMMARY = 200
 HUB_SUMMARY = 120  # a hub's line says where it leads in a sentence: ten of them stay a small section
 JOURNAL_LINES = 6
@@ -193,11 +197,71 @@ def collect(cfg, conn, hubs: list[dict] | None = None) -> dict:
     }
 
 
+def write_names(cfg, conn, catalog_keys: set[str]) -> None:
+    """names.tsv (see NAMES) from the index, when it differs from the file on disk."""
+    from ..core.fsutil import atomic_write
+    from ..index import project as P
+
+    named = P.named_notes(conn, cfg.values.get("dialect", ""))
+    lines = [k + "\t" + "\t".join(ps) for k, ps in sorted(named.items())
+             if k not in catalog_keys and not any("\t" in p or "\n" in p for p in ps)]
+    raw = ("\n" + "\n".join(lines) + "\n").encode("utf-8")
+    path = cfg.path(NAMES)
+    try:
+        with open(path, "rb") as f:
+            if f.read() == raw:
+                return
+    except OSError:
+        pass
+    atomic_write(path, raw, durable=False)  # made again from the index by any sync
+
+
+def named_for(cache_dir: str, names: list[str]) -> list[str]:
+    """The notes names.tsv says name the first of `names` (a working folder's own names) that some
+    note names; [] when none does or there is no file."""
+    import mmap
+
+    from ..index import project as P
+
+    try:
+        with open(os.path.join(cache_dir, NAMES), "rb") as f, \
+                mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            for name in names:
+                k = P.key(name)
+                at = m.find(b"\n" + k.encode("utf-8") + b"\t") if k else -1
+                if at >= 0:
+                    end = m.find(b"\n", at + 1)
+                    return m[at + 1:end].decode("utf-8").split("\t")[1:]
+    except (OSError, ValueError):
+        pass
+    return []
+
+
+def named_items(cfg, paths: list[str]) -> list[dict]:
+    """Brief items of the notes at `paths`, in that order (private ones never), from the index."""
+    from ..index import store
+
+    try:
+        conn = store.open_index(cfg)
+    except (store.IndexMissing, OSError):
+        return []
+    try:
+        cols = ("path", "display_title", "type", "status", "summary", "created", "updated")
+        rows = {r[0]: dict(zip(cols, r)) for r in conn.execute(
+            f"SELECT {', '.join(cols)} FROM notes WHERE private = 0 AND path IN ({','.join('?' * len(paths))})",
+            paths)}
+    finally:
+        conn.close()
+    return [_item(rows[p]) for p in paths if p in rows]
+
+
 def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
-    """Collect and write brief.json (+ brief.md for reading). Returns True when brief.json changed."""
+    """Collect and write brief.json (+ brief.md for reading) and names.tsv. Returns True when
+    brief.json changed."""
     from ..core.fsutil import atomic_write
 
     data = collect(cfg, conn, hubs)
+    write_names(cfg, conn, {k for p in data.get("projects", {}).values() for k in p.get("keys", ())})
     text = json.dumps(data, ensure_ascii=False)
     disk = json.loads(text)  # as load reads it back
     old, stamp = _on_disk(cfg.cache_str)
@@ -419,10 +483,11 @@ def _fit(sections: list[tuple[str, str, list[str]]], avail: int) -> tuple[dict[s
 
 def compose(data: dict, *, brief_chars: int, project: str | None = None, match=None, now: float | None = None,
             error: str | None = None, stale_after_hours: float = 24, syncing: str | None = None,
-            synced_at: float | None = None, code_states: dict | None = None) -> str:
+            synced_at: float | None = None, code_states: dict | None = None, named: list[dict] | None = None) -> str:
     """The brief: whole items only, within brief_chars (never above 10,000), omissions counted.
     The current project is `match` (a project.Match for the session's folder) or the project
-    named `project`; conventions, hubs, the project and its journal lines each keep a share."""
+    named `project`; conventions, hubs, the project and its journal lines each keep a share.
+    `named`: when no project matched, the notes that name the working folder (named_for)."""
     from ..index import project as P
 
     now = now or time.time()
@@ -465,6 +530,13 @@ def compose(data: dict, *, brief_chars: int, project: str | None = None, match=N
     elif match is not None and match.ambiguous:
         head.append(f"Several projects in the vault match the working folder: {_clip(', '.join(match.ambiguous), 120)}; "
                     "none is shown as the current one.")
+    elif match is not None and match.tried and named:
+        sections.append(("project", f"Project `{_clip(match.tried[0], 60)}` (the working folder): no project "
+                         f"of the vault goes by that name; {plural(len(named), 'note')} "
+                         f"{'names' if len(named) == 1 else 'name'} it or cite{'s' if len(named) == 1 else ''} its repository",
+                         [_line(n, f" [{escape_vault_text(n['type'])}]", now=now, code_states=code_states)
+                          for n in named]))
+        shown = {n["path"] for n in named}
     elif match is not None and match.tried:
         head.append(f"The vault holds no notes about the current project `{_clip(match.tried[0], 60)}`.")
     if jl:

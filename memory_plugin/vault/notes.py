@@ -622,9 +622,7 @@ def first_paragraph(masked_body: str, label_first: bool = False,
                     break
                 continue
         if template and s and prose_key(line) in template:
-            if para:
-                break
-            continue
+            continue  # as if it were not there, like a placeholder-only line
         if s and ("{{" in s or "<%" in s or "((" in s or "#placeholder/" in s or "<" in s):
             s = HTML_TAG_RE.sub(_html_tag, PLACEHOLDER_RE.sub(" ", s)).strip()
             if not _SEPARATORS_RE.sub("", s):
