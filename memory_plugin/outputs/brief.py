@@ -255,13 +255,16 @@ def named_items(cfg, paths: list[str]) -> list[dict]:
     return [_item(rows[p]) for p in paths if p in rows]
 
 
-def write(cfg, conn, hubs: list[dict] | None = None) -> bool:
-    """Collect and write brief.json (+ brief.md for reading) and names.tsv. Returns True when
-    brief.json changed."""
+def write(cfg, conn, hubs: list[dict] | None = None, names: bool = True) -> bool:
+    """Collect and write brief.json (+ brief.md for reading) and, with `names`, names.tsv (a sync or
+    rebuild writes it; `refresh`, which PostToolUse runs, leaves it: reading every note's name and
+    the repositories they cite costs 40 ms a thousand notes, and a name rarely changes with one note).
+    Returns True when brief.json changed."""
     from ..core.fsutil import atomic_write
 
     data = collect(cfg, conn, hubs)
-    write_names(cfg, conn, {k for p in data.get("projects", {}).values() for k in p.get("keys", ())})
+    if names:
+        write_names(cfg, conn, {k for p in data.get("projects", {}).values() for k in p.get("keys", ())})
     text = json.dumps(data, ensure_ascii=False)
     disk = json.loads(text)  # as load reads it back
     old, stamp = _on_disk(cfg.cache_str)
@@ -303,7 +306,7 @@ def refresh(cfg) -> bool:
                                    (h["path"],)).fetchone()
                 if row and not row[4]:
                     hubs.append({**h, "title": row[0], "summary": summary(row[1]), "type": row[2], "status": row[3]})
-        return write(cfg, conn, hubs=hubs)
+        return write(cfg, conn, hubs=hubs, names=False)
     finally:
         conn.close()
 
