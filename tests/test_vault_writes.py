@@ -367,3 +367,22 @@ def test_a_plain_folder_in_the_plugins_layout_keeps_it(tmp_path):
         put(v, f"Inbox/Idea {i}.md", f"---\ntype: note\nsummary: Idea {i}.\n---\n# Idea {i}\n\nSee [[Use SQLite]].\n")
     assert dry_run(v)["path"] == "Decisions/Zq check decision.md"
     assert dry_run(v, "pitfall")["path"] == "Pitfalls/Zq check pitfall.md"
+
+
+def test_sectioned_docs_with_no_notes_folder_get_the_apps_root_and_its_summary_spelling(tmp_path):
+    """A help site kept as an Obsidian vault without its settings folder: pages in section folders
+    that link each other, `description:` on most, no general-notes folder and no folder holding most
+    of them. A new note goes where the app puts one by default, the root, with its summary under
+    `description` (which the index reads as one); the product's own layout is not invented there."""
+    v = tmp_path / "help"
+    for i, section in enumerate(("Sync", "Publish", "Editing", "Plugins") * 2):
+        put(v, f"{section}/Page {i}.md", f"---\ndescription: Page {i} of {section}.\npermalink: {section.lower()}/{i}\n"
+                                         f"---\nSee [[Page {(i + 1) % 8}]].\n")
+    d = dry_run(v)
+    assert d["path"] == "Zq check decision.md"
+    assert '\ndescription: "A decision to check where it lands."\n' in d["text"] and "\nsummary:" not in d["text"]
+    cfg = load_config(vault=v, cache_dir=v.parent / "help-cache")
+    w = write.remember(cfg, type_="decision", title="Keep pages short", summary="Short pages are read.", force=True)
+    assert w["path"] == "Keep pages short.md"
+    r = run_cli("--vault", str(v), "--cache-dir", str(v.parent / "help-cache"), "explain", w["path"], "--json")
+    assert json.loads(r.stdout)["summary"] == "Short pages are read."  # read back from `description`

@@ -190,6 +190,9 @@ CONCEPTS = {
     "title": (("title",), ()),
     "created": (("created", "date created", "date-created", "datecreated", "created at", "created_at",
                  "createdat", "creation date", "created on", "created_on"), ("date",)),
+    # the index reads a summary under any of these (vault/notes.py SUMMARY_KEYS): a vault that writes
+    # `description:` (Obsidian Publish's) gets its summary there
+    "summary": (("summary",), ("description", "desc", "excerpt", "abstract")),
     "modified": (("modified", "date modified", "date-modified", "datemodified", "last modified",
                   "last_modified", "lastmodified", "updated", "date updated", "updated at", "updated_at",
                   "modified at", "modified_at"), ()),
@@ -203,6 +206,12 @@ WRITTEN_ELSEWHERE = {"title", "summary", "description", "desc", "id", "uid", "up
                      "permalink", "cssclasses", "cssclass"}
 # Category-like properties: a vault that marks what a note is by linking a category note from one of them
 CATEGORY_KEYS = ("categories", "category")
+# The apps whose new note goes to the vault's root unless a setting says otherwise (Obsidian's
+# `newFileLocation` defaults to "root"; Foam creates notes at the workspace root): a vault with a
+# layout of its own (see `of`) but no folder that says where notes go gets a new note there. A plain
+# folder whose notes link to each other is read the same way (most are Obsidian vaults shared without
+# their settings folder).
+ROOT_DEFAULT_APPS = ("obsidian", "foam", "plain")
 _SLUG_RE = re.compile(r"[^\W_A-Z]+(?:-[^\W_A-Z]+)+")
 _NUMBERED_RE = re.compile(r"^\s*\d+\s*[-._)]?\s*")
 
@@ -234,7 +243,8 @@ class Style:
         """The type's folder when the vault or the user has one; else the folder the app's settings
         name for new notes; else, in a vault with a layout of its own, its general-notes folder by its
         name (`Notes/`, `00 - INBOX`: a name says it, where a share only suggests it), else the one
-        folder where its notes visibly live; else the plugin's layout."""
+        folder where its notes visibly live, else its app's default, the root (ROOT_DEFAULT_APPS);
+        else the plugin's layout."""
         folder, named = _type_folder(cfg, type_)
         if named:
             return folder
@@ -245,6 +255,8 @@ class Style:
             return inbox
         if self.own_layout and self.home_folder is not None:
             return self.home_folder
+        if self.own_layout and self.dialect in ROOT_DEFAULT_APPS:
+            return ""  # the app's own default for a new note: the vault's root
         return folder
 
     def key(self, concept: str) -> str:

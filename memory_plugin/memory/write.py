@@ -370,7 +370,8 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     shares with ours (`Tags`, `Date Created`), the properties most of its notes carry (an `Author`
     every note has, empty `Aliases` and `topics`), its category property in place of a type tag, an H1 only where
     its notes open with one; in Logseq, `key:: value` page properties and `- ` bullets. The lifecycle
-    properties the index reads (type, summary, status, confidence, last_validated...) keep their names."""
+    properties the index reads (type, status, confidence, last_validated...) keep their names; the
+    summary takes the vault's spelling of it (`description`), which the index reads as one."""
     from . import vaultstyle
 
     st = style or vaultstyle.Style()
@@ -378,7 +379,7 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     props: list[tuple[str, Any]] = [("type", type_)]
     if name != title or "title" in st.schema:
         props.append((st.key("title"), title))
-    props.append(("summary", summary))
+    props.append((st.key("summary"), summary))
     if st.category_key:
         props.append((st.category_key, [vaultstyle.category_value(conn, type_)]))
         tags = [t for t in tags if t != type_]  # the category says what the note is
@@ -437,7 +438,7 @@ def _dendron_props(props: list[tuple[str, Any]], title: str, summary: str, st) -
 
     alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
     ms = int(time.time() * 1000)
-    own = {st.key("title"), "summary", st.key("created"), st.key("modified"), "id", "desc"}
+    own = {st.key("title"), "summary", st.key("summary"), st.key("created"), st.key("modified"), "id", "desc"}
     return ([("id", "".join(secrets.choice(alphabet) for _ in range(23))), ("title", title), ("desc", summary),
              ("updated", ms), ("created", ms)] + [(k, v) for k, v in props if k not in own])
 
