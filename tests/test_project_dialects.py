@@ -272,26 +272,26 @@ def test_the_catalog_is_kept_beside_the_index_for_its_state_only(built):
     """projects.json holds the catalog of one index state: read while the index is that state, made
     again (and rewritten) once the index changes."""
     from memory_plugin.core.config import load_config
-    from memory_plugin.index import project as P
+    from memory_plugin.index import derived, project as P
     from memory_plugin.index.store import open_index
 
     env, cache = built["dendron"]
     cfg = load_config(vault=env["MEMORY_PLUGIN_VAULT"], cache_dir=cache)
     conn = open_index(cfg)
     try:
-        P._CATALOG_MEMO.clear()
+        derived._MEMO.clear()
         names = sorted(p["name"] for p in P.catalog(conn))
         saved = json.loads((cache / P.CATALOG_FILE).read_text(encoding="utf-8"))
-        assert sorted(p["name"] for p in saved["projects"]) == names
+        assert sorted(p["name"] for p in saved["value"]) == names
         # the same state: what the file says is the catalog (no note is read again)
-        saved["projects"] = [dict(saved["projects"][0], name="Zq from the file")]
+        saved["value"] = [dict(saved["value"][0], name="Zq from the file")]
         (cache / P.CATALOG_FILE).write_text(json.dumps(saved), encoding="utf-8")
-        P._CATALOG_MEMO.clear()
+        derived._MEMO.clear()
         assert [p["name"] for p in P.catalog(conn)] == ["Zq from the file"]
         # another state: made again
         saved["state"] = ["changed"] + saved["state"][1:]
         (cache / P.CATALOG_FILE).write_text(json.dumps(saved), encoding="utf-8")
-        P._CATALOG_MEMO.clear()
+        derived._MEMO.clear()
         assert sorted(p["name"] for p in P.catalog(conn)) == names
     finally:
         conn.close()

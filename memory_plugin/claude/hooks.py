@@ -763,6 +763,7 @@ def worker(mode: str, *args: str) -> None:
                 refresh_brief(cfg)
         elif mode == "brief":
             refresh_brief(cfg)
+            _warm_style(cfg)
         elif mode == "rebuild" and _rebuild_due(cfg):
             pipeline.rebuild(cfg, lock_timeout=0, only_if=lambda: _rebuild_due(cfg))
         elif mode != "embed":
@@ -772,6 +773,22 @@ def worker(mode: str, *args: str) -> None:
             return
     _embed_in_background(cfg)
     _set_error(cfg.cache_str, "background", None)
+
+
+def _warm_style(cfg) -> None:
+    """The vault's note shape for the index's new state (memory/vaultstyle.py, kept in style.json), so
+    that the next `remember` finds it made: the brief worker runs after each write to the vault."""
+    from ..index import store
+    from ..memory import vaultstyle
+
+    try:
+        conn = store.open_index(cfg)
+    except store.IndexMissing:
+        return
+    try:
+        vaultstyle.of(cfg, conn)
+    finally:
+        conn.close()
 
 
 def _record_code(cfg) -> None:

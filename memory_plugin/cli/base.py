@@ -56,11 +56,25 @@ def _after(ctx, result, **_):
         from ..outputs import brief
 
         cfg = ctx.obj.cfg
-        if hooks.brief_notes(cfg) > hooks.BRIEF_INLINE_MAX_NOTES:
+        if _notes(cfg) > hooks.BRIEF_INLINE_MAX_NOTES:
             hooks.start_worker(cfg, "brief")  # a large vault's catalogue: the command does not wait for it
         else:
             brief.refresh(cfg)
     return result
+
+
+def _notes(cfg) -> int:
+    """How many notes the index holds (0 without one)."""
+    from ..index.store import IndexMissing, open_index
+
+    try:
+        conn = open_index(cfg)
+    except IndexMissing:
+        return 0
+    try:
+        return conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+    finally:
+        conn.close()
 
 
 def _open(c: Ctx):

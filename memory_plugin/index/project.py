@@ -276,40 +276,16 @@ def is_list_title(title: str) -> bool:
     return 0 < len(ws) <= LIST_TITLE_WORDS and "projects" in ws
 
 
-_CATALOG_MEMO: dict[tuple, list[dict]] = {}  # (index file, generation, changed_at) -> catalog, per process
 CATALOG_FILE = "projects.json"  # beside the index: the catalog of its last state, for the next process
 
 
 def catalog(conn) -> list[dict]:
-    """_catalog of the index as it is now, made once per index state: kept in the process (`remember`
-    asks for it three times) and in `projects.json` beside the index (the next command reads it
-    instead of reading every note that may be a project again)."""
-    db = conn.execute("PRAGMA database_list").fetchone()[2] or ""
-    state = [r[0] for r in conn.execute(
-        "SELECT value FROM meta WHERE key IN ('generation', 'changed_at') ORDER BY key")]
-    key = (db, *state)
-    if key not in _CATALOG_MEMO:
-        path = os.path.join(os.path.dirname(db), CATALOG_FILE) if db else ""
-        got = None
-        try:
-            with open(path, encoding="utf-8") as f:
-                saved = json.load(f)
-            if saved.get("state") == state and isinstance(saved.get("projects"), list):
-                got = saved["projects"]
-        except (OSError, ValueError, AttributeError):
-            pass
-        if got is None:
-            got = _catalog(conn)
-            if path:
-                from ..core.fsutil import atomic_write
+    """_catalog of the index as it is now, made once per index state (index/derived.py): `remember`
+    asks for it three times, and the next command reads `projects.json` instead of reading every note
+    that may be a project again."""
+    from . import derived
 
-                try:
-                    atomic_write(path, json.dumps({"state": state, "projects": got}, ensure_ascii=False))
-                except OSError:
-                    pass  # a read-only cache: computed again next time
-        _CATALOG_MEMO.clear()
-        _CATALOG_MEMO[key] = got
-    return json.loads(json.dumps(_CATALOG_MEMO[key]))  # a copy: callers may change what they get
+    return derived.cached(conn, CATALOG_FILE, lambda: _catalog(conn))
 
 
 def _catalog(conn) -> list[dict]:

@@ -307,7 +307,53 @@ def _files_by_kind(cfg: Config) -> bool:
     return any(_type_folder(cfg, t)[1] for t in PLURAL)
 
 
+# The files that say where daily notes go (appsettings.daily_notes), whose journal `measure` leaves out
+DAILY_SETTINGS = (".obsidian/daily-notes.json", ".obsidian/plugins/periodic-notes/data.json", "logseq/config.edn",
+                  ".foam/templates/daily-note.md", ".vscode/settings.json")
+
+
+def _mtime(path: str) -> int | None:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+
+
+STYLE_FILE = "style.json"  # beside the index: `of` for its last state (index/derived.py)
+_STYLE_FIELDS = ("dialect", "notes", "keys", "schema", "constants", "empty", "category_key", "h1", "slug",
+                 "new_note_folder", "home_folder", "own_layout", "links_properties")
+
+
 def of(cfg: Config, conn: sqlite3.Connection) -> Style:
+    """`measure`, made once per index state and per the settings it reads (`remember` at 10,000 notes
+    spent a third of its time measuring the vault again after each note it wrote)."""
+    from ..index import derived
+    from ..vault import appsettings
+
+    dialect = cfg.values.get("dialect", "plain")
+    vault = str(cfg.vault)
+    # what `measure` reads besides the notes (whose changes move the index's state): the settings
+    inputs = [dialect, appsettings.new_note_folder(vault, dialect), cfg.journal_folder,
+              appsettings.templates_folder(vault, dialect), _files_by_kind(cfg),
+              [_mtime(os.path.join(vault, f)) for f in DAILY_SETTINGS]]
+
+    def compute() -> dict:
+        st = measure(cfg, conn)
+        d = {k: getattr(st, k) for k in _STYLE_FIELDS}
+        d["schema"] = sorted(d["schema"])
+        return d
+
+    d = derived.cached(conn, STYLE_FILE, compute, inputs)
+    st = Style()
+    for k in _STYLE_FIELDS:
+        setattr(st, k, d[k])
+    st.schema = set(st.schema)
+    st.constants = [tuple(x) for x in st.constants]
+    st.empty = [tuple(x) for x in st.empty]
+    return st
+
+
+def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
     """The vault's way of filing a note, read from its app's settings and its notes: the properties
     most notes carry and how they spell them, the category property, whether notes open with an H1,
     slug file names, and the one folder its notes live in. Its folders say where a new note goes (its
