@@ -230,3 +230,82 @@ def test_a_convention_the_home_note_lists_is_briefed_once(tmp_path):
         conn.close()
     assert [c["path"] for c in data["conventions"]] == ["style.md"]
     assert [h["path"] for h in data["hubs"]] == ["README.md", "books.md"]
+
+
+def test_a_numbered_home_note_what_it_embeds_and_emoji_folder_notes(tmp_path):
+    """Obsidian Hub style: `00 - Start here` is the home (the number only orders it), the `🗂️ hub`
+    map it embeds is shown as part of it, and `🗂️ 01 - Community` is its folder's note."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    files = {"00 - Start here.md": "# 00 - Start here\n\nWelcome.\n\n![[🗂️ hub#MOC]]\n",
+             "🗂️ hub.md": "## MOC\n- [[01 - Community/🗂️ 01 - Community|🗂️ 01 - Community]]\n"
+                          "- [[02 - Guides/🗂️ 02 - Guides|🗂️ 02 - Guides]]\n",
+             "01 - Community/🗂️ 01 - Community.md": "- [[Events]]\n- [[Forum]]\n",
+             "02 - Guides/🗂️ 02 - Guides.md": "- [[Guide 0]]\n",
+             "01 - Community/Events.md": "Meetups.\n", "01 - Community/Forum.md": "The forum.\n",
+             "Ada.md": "A person many guides thank.\n"}
+    for i in range(4):
+        files[f"02 - Guides/Guide {i}.md"] = "Thanks to [[Ada]].\n"
+    hubs = build(v, files)
+    got = paths(hubs)
+    assert got[0] == "00 - Start here.md" and hubs[0]["entry"] == "home"
+    assert hubs[1]["path"] == "🗂️ hub.md" and hubs[1]["entry"] == "in home"
+    entry = {r["path"]: r["entry"] for r in hubs}
+    assert entry["01 - Community/🗂️ 01 - Community.md"] == "folder note"
+    assert entry["02 - Guides/🗂️ 02 - Guides.md"] == "folder note"
+    assert "Ada.md" not in got
+
+
+def test_a_section_is_entered_by_the_note_named_for_it_that_lists_it(tmp_path):
+    """Obsidian Help style: a folder with no folder note by name is entered by the note named for
+    it that links to most of it (`Bases/Introduction to Bases`); a note named for it that lists
+    little, or a much-linked page not named for it, is no folder note."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    pages = ("Create a base", "Views", "Functions", "Formulas")
+    files = {"Bases/Introduction to Bases.md": "".join(f"- [[{p}]]\n" for p in pages),
+             "Bases/Bases syntax.md": "Used in [[Formulas]].\n",
+             "User interface/Settings.md": "- [[Ribbon]]\n- [[Tabs]]\n",
+             "User interface/Ribbon.md": "Open [[Settings]].\n", "User interface/Tabs.md": "Open [[Settings]].\n",
+             "User interface/Sidebar.md": "Open [[Settings]].\n"}
+    files.update({f"Bases/{p}.md": "Open [[Settings]].\n" for p in pages})
+    hubs = build(v, files)
+    entry = {r["path"]: r["entry"] for r in hubs}
+    assert hubs[0]["path"] == "Bases/Introduction to Bases.md" and hubs[0]["entry"] == "folder note"
+    assert entry.get("Bases/Bases syntax.md") != "folder note"
+    assert entry.get("User interface/Settings.md") != "folder note"
+
+
+def test_a_published_address_heads_the_pages_under_it(tmp_path):
+    """`permalink: sync` heads `sync/faq` and `sync/plans` (Obsidian Publish): a hierarchy root
+    wherever its file sits; the site options' indexFile is the home page."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    (v / "site-options.json").write_text('{"indexFile": "Welcome to the docs", "siteName": "Docs"}')
+    files = {"Welcome to the docs.md": "---\npermalink: /\n---\nStart with [[Sync notes]].\n",
+             "Getting started/Sync notes.md": "---\npermalink: sync-notes\n---\nHow to sync.\n",
+             "Services/About Sync.md": "---\npermalink: sync\n---\nThe service.\n",
+             "Services/Sync FAQ.md": "---\npermalink: sync/faq\n---\nQuestions.\n",
+             "Services/Sync plans.md": "---\npermalink: sync/plans\n---\nPlans.\n",
+             "Services/Sync history.md": "---\npermalink: sync/history\n---\nHistory.\n"}
+    hubs = build(v, files)
+    assert hubs[0]["path"] == "Welcome to the docs.md" and hubs[0]["entry"] == "home"
+    entry = {r["path"]: r["entry"] for r in hubs}
+    assert entry["Services/About Sync.md"] == "hierarchy root"
+    assert entry.get("Services/Sync FAQ.md") != "hierarchy root"
+
+
+def test_the_map_the_owners_maps_point_up_to_is_a_hub(tmp_path):
+    """Maps tagged moc name their parent map in a property (`topics: [[AI]]`): that note is a map of
+    maps, though `topics:` describes notes and a topic other notes name is no hub."""
+    v = tmp_path / "vault"
+    (v / ".obsidian").mkdir(parents=True)
+    files = {"References/AI.md": "![[AI.base#MOC]]\n", "References/Cooking.md": "A topic.\n"}
+    for m in ("LLM", "Agents", "Safety"):
+        files[f"References/{m}.md"] = f'---\ntopics:\n  - "[[AI]]"\ntags:\n  - moc\n---\n![[AI.base#{m}]]\n'
+    for i in range(5):
+        files[f"Clippings/c{i}.md"] = '---\ntopics:\n  - "[[AI]]"\n  - "[[Cooking]]"\n---\nRead.\n'
+    hubs = build(v, files)
+    entry = {r["path"]: r["entry"] for r in hubs}
+    assert entry["References/AI.md"] == "map of maps"
+    assert "References/Cooking.md" not in entry

@@ -116,15 +116,20 @@ def note_degree(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 # note that is only much linked: link degree fills the list only when the vault declares too few.
 # A journal (date-named) note, a template and a person are never hubs; a tag-like target (the value
 # of a property that describes notes: `author:`, `genre:`, `topics:`) is never one for being linked.
-# The weights are ordinal, not fitted to a vault: home > pinned > authored = category = structure >
-# linked from home, and a folder note loses a level's worth per folder it sits below the top (a
-# hierarchy node, one doubling of reach per level).
+# The weights are ordinal, not fitted to a vault: home > shown in home > pinned > authored = map of
+# maps = category = structure > linked from home, and a folder note loses a level's worth per folder
+# it sits below the top (a hierarchy node, one doubling of reach per level). Structure is read the
+# way the vault is laid out: folders and their folder notes (by name, or a section's entry page),
+# Dendron and Logseq hierarchies, published addresses (`permalink: sync` above `sync/faq`).
 
 HOME_WEIGHT = 200       # the note the vault opens on: an index/home/readme/start-here note at the vault's
                         # root, the app's home page (Logseq :default-home, Obsidian's Homepage plugin),
                         # Dendron's root.md. Above everything: the brief lists it first.
+IN_HOME_WEIGHT = 100    # embedded in a home note (`![[🗂️ hub#MOC]]`): shown as part of the home page,
+                        # below the home note itself, above every other kind
 FAVORITE_WEIGHT = 60    # pinned by the owner in the app: Logseq :favorites, Obsidian bookmarks/starred
 AUTHORED_WEIGHT = 50    # a hub by the configured hub_types/hub_tags/hub_folders/hub_title_patterns
+MIN_MAPS_UP = 2         # a note that this many authored maps name through a property is their map
 CATEGORY_WEIGHT = 50    # the target of a category-like property (`categories: [[Books]]`, _categories)
 STRUCTURE_WEIGHT = 50   # heads a top-level folder (a folder note) or hierarchy (Dendron `x.md` above
                         # `x.y.md`, a Logseq namespace `x.md` above `x___y.md`) ...
@@ -134,10 +139,15 @@ FROM_HOME_WEIGHT = 30   # linked from a home note: the home note's own table of 
 REACH_WEIGHT = 4        # per doubling of the notes it opens onto (the folder's or hierarchy's notes,
                         # the category's members, the notes it links to): the bigger door first
 MIN_REACH = 2           # a folder note or hierarchy node over fewer notes than this is no way in
+SECTION_MIN_SHARE = 0.5  # a folder with no folder note by name is entered by the note named for it
+                        # (`Introduction to Bases` in `Bases/`) that links to at least this share of
+                        # the folder's notes: its table of contents, as a folder note would be
 HIER_DEPTH_PENALTY = REACH_WEIGHT  # a hierarchy level down costs what halving its notes would: every
                         # note sits at some depth of its hierarchy (Dendron's tree, a Logseq namespace), so
                         # a node over 24 notes a level down (`vim.plugins`) is a bigger door than a root
                         # over 6 (`emacs`); folders keep DEPTH_PENALTY
+PERMALINK_PROPS = ("permalink",)  # a note's published address (Obsidian Publish, Jekyll): a path, so a
+                        # note whose address others' sit under heads a hierarchy
 # Link degree, the last resort:
 OUT_LINK_WEIGHT = 2     # an entry point leads somewhere: each note it links to counts double ...
 IN_LINK_WEIGHT = 1      # ... each note linking to it once (people, dates and tags gather those)
@@ -180,11 +190,22 @@ _PLACEHOLDER_RE = re.compile(r"\{\{[^{}\n]{1,200}\}\}|<%[^%\n]{0,200}%>")
 
 
 _NOT_WORD_RE = re.compile(r"[\W_]+")
+# a number that orders a name (Johnny Decimal and PARA: `00 - Start here`, `01.02 Plugins`, `3. Areas`):
+# the name is what follows it
+_ORDER_PREFIX_RE = re.compile(r"(?:\d+ )+(?=\D)")
 
 
 def _norm(name: str) -> str:
     low = name.lower()
     return low if low.isalnum() else " ".join(_NOT_WORD_RE.sub(" ", low).split())
+
+
+def _name(name: str) -> str:
+    """A note's or folder's name as it reads: lowercased, marks and emoji as spaces (`🗂️ hub` is
+    "hub", `_README` is "readme"), less a number that only orders it (`00 - Start here` is
+    "start here")."""
+    n = _norm(name)
+    return _ORDER_PREFIX_RE.sub("", n, 1) if n[:1].isdigit() else n
 
 
 def _stem(path: str) -> str:
@@ -197,17 +218,25 @@ def is_date_named(path: str) -> bool:
     return _JOURNAL_NAME_RE.search(path, path.rfind("/") + 1) is not None
 
 
+PUBLISH_OPTIONS = "site-options.json"  # Obsidian Publish's site options as a vault keeps them beside its
+                                       # notes: `indexFile` names the page the site opens on
+
+
 def app_settings(vault: str | None, dialect: str) -> dict:
     """What the vault's app says about its entry points and folders, read from its own settings:
     {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...]}.
-    vault/appsettings.py reads them (entry_pages, daily_notes, templates_folder): a few small files,
-    read when hubs are ranked (after the index changes)."""
+    vault/appsettings.py reads them (entry_pages, daily_notes, templates_folder), and Obsidian
+    Publish's site options (PUBLISH_OPTIONS) name the site's home page: a few small files, read when
+    hubs are ranked (after the index changes)."""
     from ..vault import appsettings
 
     out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": []}
     if not vault:
         return out
     out.update(appsettings.entry_pages(vault, dialect))
+    publish = appsettings.read_json(os.path.join(vault, PUBLISH_OPTIONS))
+    if isinstance(publish, dict) and isinstance(publish.get("indexFile"), str) and publish["indexFile"].strip():
+        out["home"] = [*out["home"], publish["indexFile"].strip()]
     daily = appsettings.daily_notes(vault, dialect)
     if daily is not None and daily.home:  # a daily-notes folder at the root names no folder
         out["journal_folders"].append(daily.home)
@@ -331,21 +360,32 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     for path, (hub, title) in notes.items() if app["home"] or app["favorites"] else ():
         for n in {_norm(title or _stem(path)), _norm(_stem(path).replace("___", "/"))}:
             by_name.setdefault(n, path)
-    homes = [p for p in notes if "/" not in p and _norm(_stem(p)) in HOME_NAMES
+    homes = [p for p in notes if "/" not in p and _name(_stem(p)) in HOME_NAMES
              or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
     homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
     if not homes and not app["favorites"] and dialect not in ("logseq", "dendron"):
         # a vault kept in folders (a site's `pages/index.md`) that names no way in: its one home note
         # one folder down (Logseq's and Dendron's folders are storage)
-        below = [p for p in notes if p.count("/") == 1 and _norm(_stem(p)) in HOME_NAMES]
+        below = [p for p in notes if p.count("/") == 1 and _name(_stem(p)) in HOME_NAMES]
         homes += below if len(below) == 1 else []
     for p in homes:
         add(p, "home", HOME_WEIGHT, deg.get(p, (0, 0))[1])
+    # a note the home note embeds (`![[🗂️ hub#MOC]]`, `![[README#What is]]`) is shown as part of it:
+    # the home's own contents, and what it lists is listed from the home
+    shown_in_home = [t for (t,) in rows_in(
+        conn, "SELECT DISTINCT target FROM links WHERE kind = 'embed' AND src IN ({in}) AND target IS NOT NULL "
+              "AND target != src", [p for p in dict.fromkeys(homes) if p in notes]) if t in notes and t not in homes]
+    for p in shown_in_home:
+        add(p, "in home", IN_HOME_WEIGHT, deg.get(p, (0, 0))[1])
+    homes += shown_in_home
     for f in app["favorites"]:
         p = f if f in notes else by_name.get(_norm(f))
         if p:
             add(p, "favorite", FAVORITE_WEIGHT, deg.get(p, (0, 0))[1])
+    headed: set[str] = set()  # folders with a folder note by name
+    names: dict[str, str] = {}  # note -> its name as it reads (_name); folder -> the same
+    fnames: dict[str, str] = {}
     for path, (hub, _) in notes.items():
         if hub:
             add(path, "authored", AUTHORED_WEIGHT, deg.get(path, (0, 0))[1])
@@ -353,14 +393,18 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
         folder, _, name = path.rpartition("/")
         stem = name[:-3]
         heads = None
-        low = stem.lower()
-        if folder and (low.lstrip("_") in FOLDER_NOTE_NAMES or low == folder[folder.rfind("/") + 1:].lower()):
-            heads = folder
+        own = names[path] = _name(stem)
+        fname = fnames.get(folder)
+        if fname is None:
+            fname = fnames[folder] = _name(folder[folder.rfind("/") + 1:])
+        if folder and (own in FOLDER_NOTE_NAMES or own and own == fname):
+            heads = folder  # `_README.md`, `Git/Git.md`, `01 - Community/🗂️ 01 - Community.md`
         elif path[:-3] in folder_size:
             heads = path[:-3]
         # Logseq's pages/ and journals/ and a Dendron vault's folder are the app's storage: their
         # structure is the hierarchy in the file names
         if heads is not None and dialect not in ("logseq", "dendron"):
+            headed.add(heads)
             r = folder_size.get(heads, 0) - (path.startswith(heads + "/"))
             if r >= MIN_REACH:
                 add(path, "folder note", STRUCTURE_WEIGHT - DEPTH_PENALTY * heads.count("/"), r)
@@ -371,6 +415,12 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             if r >= MIN_REACH:
                 add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * stem.count(hier_sep), r)
 
+    if dialect not in ("logseq", "dendron"):
+        for path, folder, r in _section_entries(conn, names, fnames, folder_size, headed):
+            add(path, "folder note", STRUCTURE_WEIGHT - DEPTH_PENALTY * folder.count("/"), r)
+    for path, perm, r in _permalink_roots(conn, notes):
+        add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * perm.count("/"), r)
+
     # categories: targets of category-like properties, named from notes that are no journal or template
     prop_links: dict[str, dict[str, set[str]]] = {}
     for prop, src, target in conn.execute(
@@ -380,6 +430,17 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             prop_links.setdefault(prop, {}).setdefault(target, set()).add(src)
     for t, members in _categories(prop_links, len(notes)).items():
         add(t, "category", CATEGORY_WEIGHT, members)
+    # the map the owner's maps point up to through a property (`topics: [[AI]]`, `up: [[Home]]` on
+    # maps tagged moc): a map of maps, whatever the property, with the notes naming it as its reach
+    maps_up: dict[str, set[str]] = {}
+    named_by: dict[str, set[str]] = {}
+    for targets in prop_links.values():
+        for t, srcs in targets.items():
+            named_by.setdefault(t, set()).update(srcs)
+            maps_up.setdefault(t, set()).update(p for p in srcs if notes[p][0])
+    for t, maps in maps_up.items():
+        if len(maps - {t}) >= MIN_MAPS_UP:
+            add(t, "map of maps", AUTHORED_WEIGHT, len(named_by[t]))
 
     # what the home notes link to, in the order they list it
     order: dict[str, int] = {}
@@ -403,6 +464,55 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     for x in ranked:
         del x["_order"]
     return ranked
+
+
+def _section_entries(conn: sqlite3.Connection, names: dict[str, str], fnames: dict[str, str],
+                     folder_size: dict[str, int], headed: set[str]) -> list[tuple[str, str, int]]:
+    """The entry page of each folder that has no folder note by name: the note in it named for the
+    folder (`Bases/Introduction to Bases.md`, `Plugins/Core plugins.md`, `Teams/Obsidian for
+    teams.md`) that links to at least SECTION_MIN_SHARE of the folder's other notes, the one linking
+    to most when several do. `names` holds every ranked note's name as it reads (_name), `fnames`
+    each folder's. -> [(path, folder, notes under the folder)]."""
+    cands: dict[str, str] = {}  # path -> the folder it is named for
+    for path, own in names.items():
+        folder = path[:path.rfind("/")] if "/" in path else ""
+        if not folder or folder in headed or folder_size.get(folder, 0) <= MIN_REACH:
+            continue
+        fname = fnames[folder]
+        if fname and f" {fname} " in f" {own} ":
+            cands[path] = folder
+    if not cands:
+        return []
+    reached: dict[str, set[str]] = {}
+    for src, target in rows_in(conn, "SELECT DISTINCT src, target FROM links WHERE src IN ({in}) "
+                                     "AND target IS NOT NULL AND target != src", list(cands)):
+        if target.startswith(cands[src] + "/") and target in names:
+            reached.setdefault(src, set()).add(target)
+    best: dict[str, tuple[int, str]] = {}
+    for path, folder in cands.items():
+        n = len(reached.get(path, ()))
+        others = folder_size[folder] - 1
+        if n >= MIN_REACH and n >= SECTION_MIN_SHARE * others and (n, path) > best.get(folder, (0, "")):
+            best[folder] = (n, path)
+    return [(path, folder, folder_size[folder] - 1) for folder, (_, path) in sorted(best.items())]
+
+
+def _permalink_roots(conn: sqlite3.Connection, notes: dict[str, tuple]) -> list[tuple[str, str, int]]:
+    """The notes whose published address heads others' (PERMALINK_PROPS): `permalink: sync` above
+    `permalink: sync/faq`, as a Dendron `x.md` heads `x.y.md`. -> [(path, its permalink, notes below)]."""
+    perm: dict[str, str] = {}
+    for prop in PERMALINK_PROPS:
+        for path, value in conn.execute("SELECT path, json_extract(props, ?) FROM notes WHERE skipped = 0 "
+                                        "AND instr(props, ?) > 0", (f'$."{prop}"', f'"{prop}"')):
+            if path in notes and isinstance(value, str) and value.strip("/ "):
+                perm.setdefault(path, value.strip("/ ").lower())
+    below: dict[str, int] = {}
+    for value in perm.values():
+        parts = value.split("/")
+        for i in range(1, len(parts)):
+            a = "/".join(parts[:i])
+            below[a] = below.get(a, 0) + 1
+    return [(path, value, below[value]) for path, value in perm.items() if below.get(value, 0) >= MIN_REACH]
 
 
 def _never_hub(conn: sqlite3.Connection, path: str) -> bool:
