@@ -39,6 +39,17 @@ PROPS_WEIGHT = 2.0
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, PROPS_WEIGHT)
 FTS5_DEFAULT_WEIGHTS = (1.0,) * 7  # what bm25(fts) gives each column when called without weights
 PROP_WHY_CHARS = 80  # a property line in `why` is cut to this many characters
+# What a property line in `why` shows of its value: the words a reader sees, as a summary shows them
+# (vault/notes.py clean_summary; the parser is not imported here, as the prompt hook never loads it,
+# and tests/test_shown_strings.py holds the two to the same reading): a link reads as its label
+# (`[[target|label]]`; Dendron puts the label first, `[[label|target]]`; `[text](url)` and the style
+# Dendron sets after an image, `{max-width: 300px}`), and a template placeholder (`{{date}}`,
+# `<% tp… %>`, `#placeholder/…`) or an Obsidian block id (`… ^github`) is no text.
+_WHY_WIKILINK_RE = T.LazyPattern(r"!?\[\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
+_WHY_MDLINK_RE = T.LazyPattern(r"!?\[([^\[\]\n]*+)\]\((?:[^()\n]|\([^()\n]*+\))*+\)(?:\{[^{}\n]*+\})?")
+_WHY_NOT_TEXT_RE = T.LazyPattern(r"\{\{[^{}\n]*+\}\}|<%[^%\n]*+%>|(?<![\w#/])#placeholder/[^\s#,;]*+"
+                                 r"|(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$")
+_WHY_MARKUP = ("[", "{{", "<%", "#placeholder/", "^")  # what a value holds before _why_value has work
 # FTS5's bm25 (fts5_aux.c), not ours to set: k1, and the idf it gives a term half the rows have.
 # Each term adds idf * tf(k1 + 1) / (tf + k1 * length norm) < idf * (k1 + 1) to a note's score.
 FTS5_K1, FTS5_ZERO_IDF = 1.2, 1e-6
@@ -137,11 +148,12 @@ def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None,
 
 
 def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
-            forms: bool = False, top: dict | None = None) -> list[tuple[str, float, list[str], str]]:
+            forms: bool = False, top: dict | None = None,
+            label_first: bool = False) -> list[tuple[str, float, list[str], str]]:
     """BM25 hits best first: [(path, bm25, the question's words the note has, why)]; the words
     themselves, or (`forms`) their stems as prefixes too (testing ~ tests, tested), less those half
     the notes have (the words a note has are still all of them). `top`, when given, gets the
-    ranking's head (bm25_search)."""
+    ranking's head (bm25_search). `label_first`: links in properties put the label first (Dendron)."""
     if not content:
         return []
     terms = [T.fts_term(w) for w in content] if forms else [f'"{w}"' for w in content]
@@ -170,7 +182,7 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
         matched = has[rid]
         why = "matched " + ", ".join(_found_as(w, rx[w], hay, whole) for w in matched[:6]) if matched else ""
         if matched and rid in props:
-            line = prop_line(props[rid][0], [(rx[w], 1 / df[w]) for w in matched], props[rid][1])
+            line = prop_line(props[rid][0], [(rx[w], 1 / df[w]) for w in matched], props[rid][1], label_first)
             if line:
                 kv = re.match(r"([^:]+?)::? (.+)", line)
                 # in words, not as the note's YAML (`categories: [[Books]]`): a reader's answer
@@ -179,13 +191,35 @@ def lexical(conn: sqlite3.Connection, content: list[str], type_: str | None,
     return out
 
 
-def prop_line(text: str, terms: list[tuple], named: str = "") -> str:
-    """The property line (`key: value`, as the note writes it, cut to PROP_WHY_CHARS) that holds
-    the question's words (`terms`: (pattern, weight), a rarer word weighing more) best, when one
-    holds a word the note's title and aliases (`named`, folded) do not: what an answer found through
-    a property says it found. "" when none."""
+def _why_value(line: str, label_first: bool) -> str:
+    """A `key: value` property line as `why` shows it (_WHY_WIKILINK_RE): its value's words; "" when
+    nothing of the value is text."""
+    key, sep, value = line.partition(": ")
+    if not sep or not any(m in value for m in _WHY_MARKUP):
+        return line
+    value = _WHY_NOT_TEXT_RE.sub(" ", value)
+    value = _WHY_WIKILINK_RE.sub(_label_first if label_first else _label, value)
+    value = _WHY_MDLINK_RE.sub(lambda m: m[1], value)
+    value = " ".join(value.split()).strip(" ,;")
+    return f"{key}: {value}" if value else ""
+
+
+def _label(m: re.Match) -> str:
+    return (m[2] or m[1].split("#")[0]).strip().rstrip("\\")
+
+
+def _label_first(m: re.Match) -> str:
+    return (m[1] if m[2] is not None else m[1].split("#")[0]).strip().rstrip("\\")
+
+
+def prop_line(text: str, terms: list[tuple], named: str = "", label_first: bool = False) -> str:
+    """The property line (`key: value`, as a reader sees it: _why_value; cut to PROP_WHY_CHARS)
+    that holds the question's words (`terms`: (pattern, weight), a rarer word weighing more) best,
+    when one holds a word the note's title and aliases (`named`, folded) do not: what an answer found
+    through a property says it found. "" when none. `label_first`: a Dendron vault's links."""
     best, best_w = "", 0.0
     for line in text.replace(PROP_TITLES_MARK, "\n").split("\n"):
+        line = _why_value(line, label_first)
         folded = T.fold(line)
         here = [(t, w) for t, w in terms if t.search(folded)]
         weight = sum(w for _t, w in here)
@@ -466,7 +500,9 @@ def _words(forms: bool):
     name = "forms" if forms else "lexical"
 
     def run(a: Ask):
-        hits = a.hits[name] = lexical(a.conn, a.content, a.type_, forms=forms, top=a.tops.setdefault(name, {}))
+        dendron = a.cfg is not None and a.cfg.values.get("dialect") == "dendron"
+        hits = a.hits[name] = lexical(a.conn, a.content, a.type_, forms=forms, top=a.tops.setdefault(name, {}),
+                                      label_first=dendron)
         return [(h[0], h[1]) for h in hits], {h[0]: h[3] for h in hits}
     return run
 

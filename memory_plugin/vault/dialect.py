@@ -3,12 +3,17 @@ files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect
 
 - obsidian (a `.obsidian/` folder): the file name. An H1 is body text and a `title:` property is a
   property (kept searchable as an alias).
-- plain (no app's marker): the `title:` property the note declares (what every static-site generator
-  shows); else the file name, as the note apps that keep a folder of notes show it (Obsidian, Foam),
-  when it is written as a name ("Base Home", "TechLearning", "肠胃"): an H1 there is body text (a
-  pasted heading); a slug file name (`kebab-case`, `snake_case`, one lowercase word, README/index),
-  which a site or a wiki does not show, gives way to the H1 that opens the note (what the site or a
-  markdown viewer shows as its title). An H1 further down is a section.
+- plain (no app's marker), when its notes link to each other by name (`[[tomelliot]]`, more than by
+  path; links_by_name): the file name, as in Obsidian. A `[[name]]` finds a note by its file name, so
+  the name the owner calls a note by is that file name, whatever its H1 or `title:` says (obsidian-hub
+  and digital gardens laid out without their `.obsidian/` folder); `title:` stays an alias.
+- plain otherwise (markdown links by path, or too few links to tell): the `title:` property the note
+  declares (what every static-site generator shows); else the file name, as the note apps that keep
+  a folder of notes show it (Obsidian, Foam), when it is written as a name ("Base Home",
+  "TechLearning", "肠胃"): an H1 there is body text (a pasted heading); a slug file name
+  (`kebab-case`, `snake_case`, one lowercase word, README/index), which a site or a wiki does not
+  show, gives way to the H1 that opens the note (what the site or a markdown viewer shows as its
+  title). An H1 further down is a section.
 - foam: the `title:` property, else the first H1 of the note, else the file name (Foam's title
   parser: foam-vscode's markdown-parser.ts, titlePlugin).
 - dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
@@ -22,6 +27,7 @@ alias, never the title.
 """
 from __future__ import annotations
 
+import os
 import re
 
 # An H1 on the body's first line: the name the note gives itself, kept searchable as an alias
@@ -112,9 +118,10 @@ def opening_h1(body: str) -> str:
     return (stripped if stripped != t and (not stripped or stripped[-1] in " \t") else t).strip()
 
 
-def title_for(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[str]]:
-    """-> (the title the app shows, other names to keep searchable as aliases)."""
-    title, names = _title(path, props, body, dialect)
+def title_for(path: str, props: dict, body: str, dialect: str, by_name: bool = False) -> tuple[str, list[str]]:
+    """-> (the title the app shows, other names to keep searchable as aliases). `by_name`: a plain
+    vault's notes link to each other by name (links_by_name): titled as Obsidian titles them."""
+    title, names = _title(path, props, body, OBSIDIAN if dialect == PLAIN and by_name else dialect)
     h1 = opening_h1(body)
     if h1 and "{{" not in h1 and "<%" not in h1:
         names.append(h1)
@@ -159,3 +166,81 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
             return h1, []
     # Obsidian shows the file name whatever the note says; its `title:` still names it
     return name, ([ptitle] if ptitle else [])
+
+
+# ---- how a plain vault's notes link: by name (`[[Note]]`) or by path (`[Note](note.md)`)
+# Told from the notes themselves, so never in a hook's config (core.config.detect_dialect only looks
+# for an app's files): decided when the vault is indexed, kept in the cache dir (LINK_STYLE_FILE) for
+# the parse stage of every later process, and decided again by the next full rebuild (a new index
+# generation).
+LINK_STYLE_FILE = "link-style.json"
+LINK_SAMPLE_NOTES = 400      # notes read to tell it, spread evenly over the vault's notes in path order
+LINK_SAMPLE_BYTES = 16_384   # of each note, from its start
+LINK_STYLE_MIN_LINKS = 10    # fewer `[[links]]` than this in the sample tell nothing: the plain rules hold
+_SAMPLE_WIKILINK_RE = re.compile(r"\[\[[^\[\]\n]++\]\]")
+# a markdown link (or image) to a file of the vault: a destination with no scheme (`https:`), no
+# leading `#` (a heading of the same note) and no `/` root (a site's absolute path)
+_SAMPLE_PATHLINK_RE = re.compile(r"\]\(<?(?![A-Za-z][\w+.-]*+:|[#/])[^()\s<>]++>?\)")
+_GENERATION_RE = re.compile(r"index-\d++\.sqlite")  # index/store.py's generations: a rebuild makes a new one
+
+
+def link_counts(vault: str, sample: int = LINK_SAMPLE_NOTES) -> tuple[int, int, int]:
+    """-> (notes read, `[[wikilinks]]`, markdown links to the vault's files) in up to `sample` notes
+    spread over the vault (dot folders, which the apps hide, left out)."""
+    paths: list[str] = []
+    for root, dirs, files in os.walk(vault):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
+        paths += (os.path.join(root, f) for f in sorted(files) if f.lower().endswith(".md"))
+    step = max(1, len(paths) / sample) if paths else 1
+    chosen = [paths[int(i * step)] for i in range(min(sample, len(paths)))]
+    wiki = path_links = 0
+    for p in chosen:
+        try:
+            with open(p, "rb") as f:
+                text = f.read(LINK_SAMPLE_BYTES).decode("utf-8", "ignore")
+        except OSError:
+            continue
+        if "[[" in text:
+            wiki += len(_SAMPLE_WIKILINK_RE.findall(text))
+        if "](" in text:
+            path_links += len(_SAMPLE_PATHLINK_RE.findall(text))
+    return len(chosen), wiki, path_links
+
+
+def links_by_name(vault: str | None, cache_dir: str | None) -> bool:
+    """Whether a plain vault's notes link to each other by name: at least LINK_STYLE_MIN_LINKS
+    `[[wikilinks]]` in a sample of its notes, and more of them than markdown links by path. Read from
+    the cache dir's LINK_STYLE_FILE when it was decided for this vault and the newest index
+    generation there; else decided now and written there (the first parse of an index build)."""
+    if not vault:
+        return False
+    vault = os.path.abspath(os.path.expanduser(vault))
+    gen = None
+    where = os.path.join(cache_dir, LINK_STYLE_FILE) if cache_dir else None
+    if where:
+        import json  # here: only a plain vault's parse stage needs it
+
+        try:
+            gens = [n for n in os.listdir(cache_dir) if _GENERATION_RE.fullmatch(n)]
+            gen = max(gens, key=lambda n: (len(n), n)) if gens else None
+        except OSError:
+            pass
+        try:
+            with open(where, encoding="utf-8") as f:
+                kept = json.load(f)
+            if kept.get("vault") == vault and kept.get("generation") == gen:
+                return bool(kept.get("by_name"))
+        except (OSError, ValueError, AttributeError):
+            pass
+    read, wiki, path_links = link_counts(vault)
+    by_name = wiki >= LINK_STYLE_MIN_LINKS and wiki > path_links
+    if where:
+        try:
+            tmp = f"{where}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump({"vault": vault, "generation": gen, "by_name": by_name, "notes_read": read,
+                           "wikilinks": wiki, "path_links": path_links}, f)
+            os.replace(tmp, where)
+        except OSError:
+            pass
+    return by_name

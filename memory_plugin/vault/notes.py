@@ -18,7 +18,7 @@ from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
 from .appsettings import prose_key, template_prose
-from .dialect import DENDRON, LOGSEQ, OBSIDIAN, logseq_page_lines, logseq_page_props, title_for
+from .dialect import DENDRON, LOGSEQ, OBSIDIAN, PLAIN, links_by_name, logseq_page_lines, logseq_page_props, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
@@ -27,8 +27,10 @@ from .scan import VaultFile
 # `(?:!\[|\[)`, not `!?\[`: the same matches, but a pattern that opens with a choice of literals is
 # looked for by the regex engine's fast scan for them, not tried at every position of the text.
 MD_STRIP_RE = re.compile(r"(?:!\[|\[)\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]")
-# a markdown link's destination may hold balanced parentheses (CommonMark): `[A (B)](A (B).md)`
-MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\((?:[^()\n]|\([^()\n]*+\))*+\)")
+# a markdown link's destination may hold balanced parentheses (CommonMark): `[A (B)](A (B).md)`;
+# attributes set right after it (`![x](a.png){max-width: 300px}`: Dendron's image style, markdown-it-attrs)
+# are how it is drawn, no text
+MDLINK_TEXT_RE = re.compile(r"(?:!\[|\[)([^\[\]\n]*+)\]\((?:[^()\n]|\([^()\n]*+\))*+\)(?:\{[^{}\n]*+\})?")
 # what a malformed link leaves once its link is read (`[a](x.md)](y.md)`): link syntax, never text
 MDLINK_REST_RE = re.compile(r"\]\((?:[^()\s]|\([^()\s]*+\))*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
@@ -42,6 +44,12 @@ SUMMARY_KEYS = ("summary", "description", "desc", "excerpt", "abstract")
 # references ((uuid)). `%% … %%` comments are dropped line by line (first_paragraph): they span lines.
 PLACEHOLDER_RE = re.compile(r"\{\{[^{}\n]*+\}\}|<%[^%\n]*+%>|\(\([0-9A-Fa-f-]{8,}+\)\)"
                             r"|(?<![\w#/])#placeholder/[^\s#,;]*+")
+# A tag under `placeholder/` (`#placeholder/author`) is a template's blank to fill in, not a tag the
+# owner gave the note: never one of its tags (nor a `why`'s "tagged #…")
+PLACEHOLDER_TAG_PREFIX = "placeholder/"
+# An Obsidian block id (`text ^github`, or `^id` on a line of its own): the anchor a `[[note#^id]]`
+# link points at, set at the end of a line; never text shown
+BLOCK_ID_RE = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$", re.M)
 # `dendron://vault/note.name` (Dendron's cross-vault link) reads as its note's name
 DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
 # A changelog line, narrowly: a line that opens with a release version (`v1.2`, `1.2.3`) or an ISO
@@ -73,7 +81,7 @@ _SETEXT_RE = re.compile(r"=++|-++")
 _FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$|(?=[^\w:]))")
 # What is left of a line once its links are taken out, when the line held nothing but links
 # (a table of contents, a "See also" row): separators and list punctuation.
-_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\((?:[^()\n]|\([^()\n]*+\))*+\)"
+_LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\((?:[^()\n]|\([^()\n]*+\))*+\)(?:\{[^{}\n]*+\})?"
                             r"|[A-Za-z][\w+.-]*+://\S++)")
 _SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←<>\-–—()*_]*+")
 # A label before a line's links (`Source: https://…`, `*Source:* [[x]]`): with nothing but links
@@ -127,7 +135,7 @@ _FIELD_LINE_TEXT_RE = re.compile(
 _FIELD_BRACKET_RE = re.compile(
     r"(?<!\[)\[([^\W_][\w \-]{0,60}?)::[ \t]*+((?:[^\[\]\n]|\[\[[^\[\]\n]*+\]\])*+)\]"
     r"|\(([^\W_][\w \-]{0,60}?)::[ \t]*+([^()\n]*+)\)")
-_PLACEHOLDER_VALUE_RE = re.compile(r"\{\{|<%|\$\{")  # a template's variable, never a fact
+_PLACEHOLDER_VALUE_RE = re.compile(r"\{\{|<%|\$\{|#placeholder/")  # a template's variable, never a fact
 
 
 @dataclass
@@ -551,6 +559,8 @@ def clean_summary(s: str, label_first: bool = False) -> str:
     labels, cut."""
     if "{{" in s or "<%" in s or "((" in s or "#placeholder/" in s:
         s = PLACEHOLDER_RE.sub(" ", s)
+    if "^" in s:
+        s = BLOCK_ID_RE.sub("", s)
     if "<" in s:
         s = HTML_TAG_RE.sub(_html_tag, s)
     if "dendron://" in s:
@@ -591,6 +601,10 @@ def first_paragraph(masked_body: str, label_first: bool = False,
             if para:
                 break
             continue
+        if "^" in s:
+            s = BLOCK_ID_RE.sub("", s)
+            if not s:
+                continue  # a block id on a line of its own names the block before it: not there
         if s.startswith("#") and (len(s) == 1 or s[1] in "# \t"):
             if para:
                 break
@@ -802,7 +816,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     seen, uniq = set(), []
     for t in tags:
         key = t.lower()
-        if key not in seen:
+        if key not in seen and not key.startswith(PLACEHOLDER_TAG_PREFIX):
             seen.add(key)
             uniq.append(t)
     note.tags = uniq
@@ -811,7 +825,8 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
         if a.lower() not in {x.lower() for x in note.aliases}:
             note.aliases.append(a)
     # the title the vault's app shows (dialect.py); an H1 is body text
-    note.display_title, names = title_for(path, props, body, dialect)
+    note.display_title, names = title_for(path, props, body, dialect,
+                                          dialect == PLAIN and _links_by_name(cfg_values))
     for name in names:
         name = plain_text(name)
         if name and name.lower() not in {a.lower() for a in note.aliases}:
@@ -847,6 +862,23 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     note.created = _date(props.get("created", props.get("date")))
     note.updated = _date(props.get("updated", props.get("modified", props.get("last_validated"))))
     return note
+
+
+_BY_NAME: dict[tuple, bool] = {}
+
+
+def _links_by_name(cfg_values: dict[str, Any]) -> bool:
+    """dialect.links_by_name for the configured plain vault (decided at its index build, kept in its
+    cache dir), read once per process."""
+    vault, cache = cfg_values.get("vault"), cfg_values.get("cache_dir")
+    key = (vault, cache)
+    if key not in _BY_NAME:
+        if vault and not cache:
+            from ..core.config import default_cache_dir
+
+            cache = str(default_cache_dir(os.path.abspath(os.path.expanduser(vault))))
+        _BY_NAME[key] = links_by_name(vault, os.path.abspath(os.path.expanduser(cache)) if cache else None)
+    return _BY_NAME[key]
 
 
 _TEMPLATE_PROSE: dict[tuple, frozenset[str]] = {}
