@@ -27,63 +27,67 @@ PEOPLE = {
 }
 
 
-def _plain(tmp_path, files, links: str):
+def _plain(tmp_path, files, links: str, named: bool = True):
     vault = tmp_path / "vault"
     _write(vault, files)
-    # the rest of the vault, linking the way the owner links
+    # the rest of the vault, named and linking the way the owner names and links
     for i in range(6):
         body = ("See [[tomelliot]] and [[kepano|Steph]].\n" if links == "name"
                 else "See [Tom](People/tomelliot.md) and [Steph](People/kepano.md).\n")
-        _write(vault, {f"Notes/note-{i}.md": f"# Note {i}\n\n{body}"})
-    N._BY_NAME.clear()
+        _write(vault, {(f"Notes/Plugin review {i}.md" if named else f"notes/plugin-review-{i}.md"): f"# Note {i}\n\n{body}"})
+    N._NAMES_FILES.clear()
     cfg = load_config(vault=vault)
     cfg.ensure_cache_dir()  # as an index build has
     assert cfg.values["dialect"] == "plain"
     return vault, cfg
 
 
-def test_a_plain_vault_that_links_by_name_is_titled_by_file_name(tmp_path):
-    """No `.obsidian/` (a vault laid out without its settings), but `[[name]]` links: a link finds a
-    note by its file name, so that is the title the owner knows it by; H1, alias and `title:` stay
-    searchable names."""
+def _titles(vault, cfg, files):
+    return {rel: parse_note(rel, (vault / rel).read_bytes(), cfg.values).display_title for rel in files}
+
+
+def test_a_plain_vault_named_as_a_note_app_names_notes_is_titled_by_file_name(tmp_path):
+    """No `.obsidian/` (a vault laid out without its settings), but `[[name]]` links and file names
+    written as titles: a slug-like name (a handle) is a name too, shown as the file name; H1 and
+    alias stay searchable names; a declared `title:` still wins, as in every plain vault."""
     vault, cfg = _plain(tmp_path, PEOPLE, "name")
-    notes = {rel: parse_note(rel, (vault / rel).read_bytes(), cfg.values) for rel in PEOPLE}
-    assert {rel: n.display_title for rel, n in notes.items()} == {
-        "People/tomelliot.md": "tomelliot", "People/kepano.md": "kepano", "index.md": "index"}
-    assert "Tom Elliot" in notes["People/tomelliot.md"].aliases
-    assert "Welcome to the hub" in notes["index.md"].aliases
-    kept = json.loads((cfg.cache_dir / D.LINK_STYLE_FILE).read_text())
-    assert kept["by_name"] is True and kept["wikilinks"] >= D.LINK_STYLE_MIN_LINKS
+    assert _titles(vault, cfg, PEOPLE) == {
+        "People/tomelliot.md": "tomelliot", "People/kepano.md": "kepano", "index.md": "Welcome to the hub"}
+    note = parse_note("People/tomelliot.md", (vault / "People/tomelliot.md").read_bytes(), cfg.values)
+    assert "Tom Elliot" in note.aliases
+    kept = json.loads((cfg.cache_dir / D.NAMING_FILE).read_text())
+    assert kept["names_files"] is True and kept["wikilinks"] >= D.NAMING_MIN_WIKILINKS
 
 
-def test_a_plain_vault_that_links_by_path_keeps_title_and_opening_h1(tmp_path):
-    """Markdown links by path (a site's notes, lex-notes): `title:`, else the H1 under a slug name."""
-    vault, cfg = _plain(tmp_path, PEOPLE, "path")
-    notes = {rel: parse_note(rel, (vault / rel).read_bytes(), cfg.values) for rel in PEOPLE}
-    assert {rel: n.display_title for rel, n in notes.items()} == {
-        "People/tomelliot.md": "Tom Elliot", "People/kepano.md": "@kepano", "index.md": "Welcome to the hub"}
-    assert json.loads((cfg.cache_dir / D.LINK_STYLE_FILE).read_text())["by_name"] is False
+def test_a_plain_vault_that_links_by_path_or_names_files_by_slug_keeps_the_opening_h1(tmp_path):
+    """Markdown links by path (a site's notes), or wikilinks between slug-named files (a dev folder,
+    `commit-messages.md` under `# Commit messages`): a slug gives way to the H1 that opens the note."""
+    want = {"People/tomelliot.md": "Tom Elliot", "People/kepano.md": "@kepano", "index.md": "Welcome to the hub"}
+    vault, cfg = _plain(tmp_path / "a", PEOPLE, "path")
+    assert _titles(vault, cfg, PEOPLE) == want
+    assert json.loads((cfg.cache_dir / D.NAMING_FILE).read_text())["names_files"] is False
+    vault, cfg = _plain(tmp_path / "b", PEOPLE, "name", named=False)
+    assert _titles(vault, cfg, PEOPLE) == want
 
 
-def test_the_link_style_is_kept_per_index_generation(tmp_path):
+def test_the_naming_is_kept_per_index_generation(tmp_path):
     """Decided once per index build: later processes read it; a new generation (a rebuild) decides
     again."""
     vault, cfg = _plain(tmp_path, PEOPLE, "path")
     cache = str(cfg.cache_dir)
-    cfg.cache_dir.mkdir(parents=True, exist_ok=True)
     (cfg.cache_dir / "index-100.sqlite").write_bytes(b"")
-    assert D.links_by_name(str(vault), cache) is False
+    assert D.names_files(str(vault), cache) is False
     for i in range(6):  # the owner moved to wikilinks; the index generation is the same: kept
-        _write(vault, {f"Notes/note-{i}.md": "[[tomelliot]] [[kepano]] [[index]]\n"})
-    assert D.links_by_name(str(vault), cache) is False
+        _write(vault, {f"Notes/Plugin review {i}.md": "[[tomelliot]] [[kepano]] [[index]]\n"})
+    assert D.names_files(str(vault), cache) is False
     (cfg.cache_dir / "index-200.sqlite").write_bytes(b"")  # a rebuild
-    assert D.links_by_name(str(vault), cache) is True
+    assert D.names_files(str(vault), cache) is True
 
 
 def test_a_vault_with_few_links_keeps_the_plain_rules(tmp_path):
     vault = tmp_path / "v"
-    _write(vault, {"tollgate.md": "# Tollgate\n\nThe [[API]] gateway.\n", "a-b.md": "# A B\n"})
-    assert D.links_by_name(str(vault), None) is False
+    _write(vault, {"Toll gate.md": "# Tollgate\n\nThe [[API]] gateway.\n", "A b.md": "# A B\n"})
+    assert D.names_files(str(vault), None) is False
 
 
 def test_block_ids_never_show():

@@ -3,17 +3,16 @@ files (core.config.detect_dialect) and reaches the parser as cfg.values["dialect
 
 - obsidian (a `.obsidian/` folder): the file name. An H1 is body text and a `title:` property is a
   property (kept searchable as an alias).
-- plain (no app's marker), when its notes link to each other by name (`[[tomelliot]]`, more than by
-  path; links_by_name): the file name, as in Obsidian. A `[[name]]` finds a note by its file name, so
-  the name the owner calls a note by is that file name, whatever its H1 or `title:` says (obsidian-hub
-  and digital gardens laid out without their `.obsidian/` folder); `title:` stays an alias.
-- plain otherwise (markdown links by path, or too few links to tell): the `title:` property the note
-  declares (what every static-site generator shows); else the file name, as the note apps that keep
-  a folder of notes show it (Obsidian, Foam), when it is written as a name ("Base Home",
-  "TechLearning", "肠胃"): an H1 there is body text (a pasted heading); a slug file name
-  (`kebab-case`, `snake_case`, one lowercase word, README/index), which a site or a wiki does not
-  show, gives way to the H1 that opens the note (what the site or a markdown viewer shows as its
-  title). An H1 further down is a section.
+- plain (no app's marker): the `title:` property the note declares (what every static-site generator
+  shows); else the file name, as the note apps that keep a folder of notes show it (Obsidian, Foam),
+  when it is written as a name ("Base Home", "TechLearning", "肠胃"): an H1 there is body text (a
+  pasted heading); a slug file name (`kebab-case`, `snake_case`, one lowercase word, README/index),
+  which a site or a wiki does not show, gives way to the H1 that opens the note (what the site or a
+  markdown viewer shows as its title), unless the vault names its notes as a note app does
+  (names_files: its notes link to each other by name, `[[tomelliot]]`, and name their files as
+  titles, not slugs): there a slug-like name is a name too (a handle, a one-word title), and the
+  file name is the title, as in Obsidian (obsidian-hub laid out without its `.obsidian/` folder,
+  `tomelliot` under `# Tom Elliot`). An H1 further down is a section.
 - foam: the `title:` property, else the first H1 of the note, else the file name (Foam's title
   parser: foam-vscode's markdown-parser.ts, titlePlugin).
 - dendron: the `title:` property Dendron writes in every note; without one, the last segment of the
@@ -118,10 +117,10 @@ def opening_h1(body: str) -> str:
     return (stripped if stripped != t and (not stripped or stripped[-1] in " \t") else t).strip()
 
 
-def title_for(path: str, props: dict, body: str, dialect: str, by_name: bool = False) -> tuple[str, list[str]]:
-    """-> (the title the app shows, other names to keep searchable as aliases). `by_name`: a plain
-    vault's notes link to each other by name (links_by_name): titled as Obsidian titles them."""
-    title, names = _title(path, props, body, OBSIDIAN if dialect == PLAIN and by_name else dialect)
+def title_for(path: str, props: dict, body: str, dialect: str, names_files: bool = False) -> tuple[str, list[str]]:
+    """-> (the title the app shows, other names to keep searchable as aliases). `names_files`: a plain
+    vault named as a note app names its notes (dialect.names_files): no file name is a slug."""
+    title, names = _title(path, props, body, dialect, names_files)
     h1 = opening_h1(body)
     if h1 and "{{" not in h1 and "<%" not in h1:
         names.append(h1)
@@ -136,7 +135,7 @@ def is_slug(name: str) -> bool:
     return inner.lower() in _SLUG_NAMES or "-" in inner or "_" in inner or name.islower()
 
 
-def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[str]]:
+def _title(path: str, props: dict, body: str, dialect: str, names_files: bool = False) -> tuple[str, list[str]]:
     name = path.rsplit("/", 1)[-1][:-3]
     ptitle = props.get("title")
     ptitle = ptitle.strip() if isinstance(ptitle, str) else ""
@@ -160,7 +159,7 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
         return (h1 or name), []
     if dialect == PLAIN and ptitle:
         return ptitle, []
-    if dialect == PLAIN and is_slug(name):
+    if dialect == PLAIN and not names_files and is_slug(name):
         h1 = opening_h1(body)
         if h1 and "{{" not in h1 and "<%" not in h1:
             return h1, []
@@ -168,15 +167,20 @@ def _title(path: str, props: dict, body: str, dialect: str) -> tuple[str, list[s
     return name, ([ptitle] if ptitle else [])
 
 
-# ---- how a plain vault's notes link: by name (`[[Note]]`) or by path (`[Note](note.md)`)
+# ---- whether a plain vault names its notes as a note app does
 # Told from the notes themselves, so never in a hook's config (core.config.detect_dialect only looks
-# for an app's files): decided when the vault is indexed, kept in the cache dir (LINK_STYLE_FILE) for
-# the parse stage of every later process, and decided again by the next full rebuild (a new index
+# for an app's files): decided when the vault is indexed, kept in the cache dir (NAMING_FILE) for the
+# parse stage of every later process, and decided again by the next full rebuild (a new index
 # generation).
-LINK_STYLE_FILE = "link-style.json"
-LINK_SAMPLE_NOTES = 400      # notes read to tell it, spread evenly over the vault's notes in path order
-LINK_SAMPLE_BYTES = 16_384   # of each note, from its start
-LINK_STYLE_MIN_LINKS = 10    # fewer `[[links]]` than this in the sample tell nothing: the plain rules hold
+NAMING_FILE = "vault-naming.json"
+NAMING_SAMPLE_NOTES = 400    # notes read to tell how they link, spread evenly over the vault's notes in path order
+NAMING_SAMPLE_BYTES = 16_384  # of each note, from its start
+NAMING_MIN_WIKILINKS = 10    # fewer `[[links]]` than this in the sample tell nothing: the plain rules hold
+# The share of the notes' file names written as names, not slugs (is_slug: `Obsidian Settings for
+# Contributors`, `PARA`, `Johnny`), from which the owner names files as titles: a vault named by slugs
+# (a site's `kebab-case.md`, a dev folder's `commit-messages.md`) has next to none (lex-notes 0.4%),
+# one named in a note app a third or more (obsidian-hub 32%, most vaults over 80%)
+NAMING_MIN_NAMED = 0.2
 _SAMPLE_WIKILINK_RE = re.compile(r"\[\[[^\[\]\n]++\]\]")
 # a markdown link (or image) to a file of the vault: a destination with no scheme (`https:`), no
 # leading `#` (a heading of the same note) and no `/` root (a site's absolute path)
@@ -184,39 +188,46 @@ _SAMPLE_PATHLINK_RE = re.compile(r"\]\(<?(?![A-Za-z][\w+.-]*+:|[#/])[^()\s<>]++>
 _GENERATION_RE = re.compile(r"index-\d++\.sqlite")  # index/store.py's generations: a rebuild makes a new one
 
 
-def link_counts(vault: str, sample: int = LINK_SAMPLE_NOTES) -> tuple[int, int, int]:
-    """-> (notes read, `[[wikilinks]]`, markdown links to the vault's files) in up to `sample` notes
-    spread over the vault (dot folders, which the apps hide, left out)."""
+def naming_counts(vault: str, sample: int = NAMING_SAMPLE_NOTES) -> dict[str, int]:
+    """How a vault's notes are named and linked: its notes (dot folders, which the apps hide, left
+    out), those whose file name is written as a name (not is_slug), and in up to `sample` of them spread over the vault
+    the notes read, their `[[wikilinks]]` and their markdown links to the vault's files."""
     paths: list[str] = []
+    named = 0
     for root, dirs, files in os.walk(vault):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-        paths += (os.path.join(root, f) for f in sorted(files) if f.lower().endswith(".md"))
+        for f in sorted(files):
+            if f.lower().endswith(".md"):
+                paths.append(os.path.join(root, f))
+                named += not is_slug(f[:-3])
     step = max(1, len(paths) / sample) if paths else 1
     chosen = [paths[int(i * step)] for i in range(min(sample, len(paths)))]
     wiki = path_links = 0
     for p in chosen:
         try:
             with open(p, "rb") as f:
-                text = f.read(LINK_SAMPLE_BYTES).decode("utf-8", "ignore")
+                text = f.read(NAMING_SAMPLE_BYTES).decode("utf-8", "ignore")
         except OSError:
             continue
         if "[[" in text:
             wiki += len(_SAMPLE_WIKILINK_RE.findall(text))
         if "](" in text:
             path_links += len(_SAMPLE_PATHLINK_RE.findall(text))
-    return len(chosen), wiki, path_links
+    return {"notes": len(paths), "named": named, "read": len(chosen), "wikilinks": wiki, "path_links": path_links}
 
 
-def links_by_name(vault: str | None, cache_dir: str | None) -> bool:
-    """Whether a plain vault's notes link to each other by name: at least LINK_STYLE_MIN_LINKS
-    `[[wikilinks]]` in a sample of its notes, and more of them than markdown links by path. Read from
-    the cache dir's LINK_STYLE_FILE when it was decided for this vault and the newest index
-    generation there; else decided now and written there (the first parse of an index build)."""
+def names_files(vault: str | None, cache_dir: str | None) -> bool:
+    """Whether a plain vault names its notes as a note app does: its notes link to each other by
+    name (at least NAMING_MIN_WIKILINKS `[[wikilinks]]` in a sample, more than markdown links by
+    path: a `[[name]]` finds a note by its file name) and name their files as titles (at least
+    NAMING_MIN_NAMED of the file names are written as names, not slugs). Read from the cache dir's NAMING_FILE when it
+    was decided for this vault and the newest index generation there; else decided now and written
+    there (the first parse of an index build)."""
     if not vault:
         return False
     vault = os.path.abspath(os.path.expanduser(vault))
     gen = None
-    where = os.path.join(cache_dir, LINK_STYLE_FILE) if cache_dir else None
+    where = os.path.join(cache_dir, NAMING_FILE) if cache_dir else None
     if where:
         import json  # here: only a plain vault's parse stage needs it
 
@@ -229,18 +240,18 @@ def links_by_name(vault: str | None, cache_dir: str | None) -> bool:
             with open(where, encoding="utf-8") as f:
                 kept = json.load(f)
             if kept.get("vault") == vault and kept.get("generation") == gen:
-                return bool(kept.get("by_name"))
+                return bool(kept.get("names_files"))
         except (OSError, ValueError, AttributeError):
             pass
-    read, wiki, path_links = link_counts(vault)
-    by_name = wiki >= LINK_STYLE_MIN_LINKS and wiki > path_links
+    c = naming_counts(vault)
+    decided = (c["wikilinks"] >= NAMING_MIN_WIKILINKS and c["wikilinks"] > c["path_links"]
+               and c["named"] >= NAMING_MIN_NAMED * c["notes"])
     if where:
         try:
             tmp = f"{where}.{os.getpid()}.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"vault": vault, "generation": gen, "by_name": by_name, "notes_read": read,
-                           "wikilinks": wiki, "path_links": path_links}, f)
+                json.dump({"vault": vault, "generation": gen, "names_files": decided, **c}, f)
             os.replace(tmp, where)
         except OSError:
             pass
-    return by_name
+    return decided

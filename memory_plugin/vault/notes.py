@@ -18,7 +18,7 @@ from ..core.yamlread import MAX_PROP_VALUES, load_yaml, props_too_big
 from . import links as L
 from . import frontmatter as _fm
 from .appsettings import prose_key, template_prose
-from .dialect import DENDRON, LOGSEQ, OBSIDIAN, PLAIN, links_by_name, logseq_page_lines, logseq_page_props, title_for
+from .dialect import DENDRON, LOGSEQ, OBSIDIAN, PLAIN, logseq_page_lines, logseq_page_props, names_files, title_for
 from .privacy import head_says_private, props_say_private
 from .scan import VaultFile
 
@@ -826,7 +826,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             note.aliases.append(a)
     # the title the vault's app shows (dialect.py); an H1 is body text
     note.display_title, names = title_for(path, props, body, dialect,
-                                          dialect == PLAIN and _links_by_name(cfg_values))
+                                          dialect == PLAIN and _names_files(cfg_values))
     for name in names:
         name = plain_text(name)
         if name and name.lower() not in {a.lower() for a in note.aliases}:
@@ -864,21 +864,21 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     return note
 
 
-_BY_NAME: dict[tuple, bool] = {}
+_NAMES_FILES: dict[tuple, bool] = {}
 
 
-def _links_by_name(cfg_values: dict[str, Any]) -> bool:
-    """dialect.links_by_name for the configured plain vault (decided at its index build, kept in its
+def _names_files(cfg_values: dict[str, Any]) -> bool:
+    """dialect.names_files for the configured plain vault (decided at its index build, kept in its
     cache dir), read once per process."""
     vault, cache = cfg_values.get("vault"), cfg_values.get("cache_dir")
     key = (vault, cache)
-    if key not in _BY_NAME:
+    if key not in _NAMES_FILES:
         if vault and not cache:
             from ..core.config import default_cache_dir
 
             cache = str(default_cache_dir(os.path.abspath(os.path.expanduser(vault))))
-        _BY_NAME[key] = links_by_name(vault, os.path.abspath(os.path.expanduser(cache)) if cache else None)
-    return _BY_NAME[key]
+        _NAMES_FILES[key] = names_files(vault, os.path.abspath(os.path.expanduser(cache)) if cache else None)
+    return _NAMES_FILES[key]
 
 
 _TEMPLATE_PROSE: dict[tuple, frozenset[str]] = {}
