@@ -43,6 +43,11 @@ HUB_COVERS = 0.5       # an existing hub linking this share of a community's mem
 MIN_HUB_GROUP = 5      # fewer notes than this find each other by their links alone: no index note proposed
 FOLDER_NOTE_NAMES = ("index", "readme", "_readme", "_index", "home")  # a folder's own note, besides `F/F.md`
 VERSION_MARK = 3       # Dendron siblings whose names differ by this many trailing letters at most are versions
+# A series: notes of one folder named alike but for one word each (`Content Comments`, `Content Lists`,
+# `Content Plugins`, `Content Themes`), at least this many of them. Its owner split a topic into its
+# cases, as Dendron's siblings do, and wrote them alike by design: two of them are no duplicates. Two
+# notes alone so named may be one note kept twice (a version mark or a number names a draft).
+SERIES_MIN = 3
 TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
                        # (shorter names are one letter off many words: `cat` and `car`)
 # The vault's own norms, read from its notes: a rule a vault does not follow is no fault of one note.
@@ -63,6 +68,13 @@ DRAFT_STATUSES = frozenset({"draft", "stub", "todo", "wip", "seed", "seedling", 
 # write that four bibliography notes link), not a slip for the note of a like name: a slip is made
 # once, a word kept.
 VOCABULARY_NOTES = 3
+# A one-word name is a word in its own right: one letter off a note's name (`writing` and `Waiting`) or a
+# plural ending off it (`Emacs` and the person `emac`) is as often another word as a slip. A dangling
+# one-word name the vault's prose writes (links, addresses, headings and comments aside) in this many
+# notes besides the ones linking it is a word its owner uses, not a misspelling; and a plural ending
+# folds a one-word name only when the vault's prose writes the singular too (outside the note of that
+# name): `shell`/`Shells`, `Emails`/`Email`, never `Emacs`/`emac` where `emac` is only a handle.
+WORD_NOTES = 2
 _PAST_RE = re.compile(r"supersed|replaced|deprecated|histor|previous|\bold\b|\bwas\b|archive", re.I)
 
 
@@ -120,6 +132,15 @@ LOGSEQ_BUILTIN_PAGES = {"contents", "todo", "doing", "done", "later", "now", "wa
 # notes link to is how those apps keep a topic, not an unwritten note
 LINK_MADE_PAGES = ("logseq", "dendron")
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
+# A folder named for templates, at any depth and with the ordering prefix vaults number their folders
+# by (`Templates`, `_templates`, `01 Templates` under `00 - Contribute/`): where a vault without app
+# settings naming one (no `.obsidian/`, a published vault) keeps its templates. Template notes are alike
+# by design and hold placeholder links (`[[placeholder/link]]`): no duplicate, no dangling link.
+TEMPLATE_FOLDER_RE = re.compile(r"^[\d\W_]*templates?$", re.I)
+
+
+def _in_template_folder(path: str) -> bool:
+    return any(TEMPLATE_FOLDER_RE.match(part) for part in path.split("/")[:-1])
 
 
 class VaultShape:
@@ -142,7 +163,7 @@ class VaultShape:
         templates, journals = set(), set()
         for n in notes:
             path = n["path"]
-            if any(path.startswith(f + "/") for f in tfolders) or (
+            if any(path.startswith(f + "/") for f in tfolders) or _in_template_folder(path) or (
                     dialect == "dendron" and path.rsplit("/", 1)[-1].startswith("templates.")) or (
                     dialect == "logseq" and "template::" in (n["body"] or "")
                     and _TEMPLATE_LINE_RE.search(n["body"] or "")):
@@ -394,6 +415,24 @@ def _prose_terms(n: dict) -> int:
     return len(dupes.tokens(text))
 
 
+_COMMENT_RE = re.compile(r"%%.*?%%|<!--.*?-->", re.S)  # Obsidian's and HTML comments: hidden when the note is read
+
+
+def _own_terms(n: dict, doc, idf) -> int:
+    """How many content words a note says of its own (counted as `_prose_terms` counts them): words of
+    its prose (no links, addresses, headings or comments: a template's instructions hide in `%% ... %%`)
+    that are not in a passage of its template or of the vault's boilerplate (`dupes._content`). A person
+    card made from the vault's author template says its handle and little else: it is no one's
+    duplicate, however much of the template it shares with every other card."""
+    from . import dupes
+
+    prose = _NOT_PROSE_RE.sub(" ", _COMMENT_RE.sub(" ", n["body"] or ""))
+    if _has_summary(n["props"]):
+        prose += " " + (n["summary"] or "")
+    own = {t for t, _ in dupes._content(doc, idf)}
+    return sum(1 for t, _ in dupes.tokens(prose) if t in own)
+
+
 def _cases_of_one_topic(a: str, b: str) -> bool:
     """Dendron notes whose names differ in one part, named for different things: siblings
     (`db.using.mysql`, `db.using.sqlite`) or one aspect of two things (`zb.switch.device-signature`,
@@ -408,6 +447,42 @@ def _cases_of_one_topic(a: str, b: str) -> bool:
     x, y = diff[0]
     common = len(os.path.commonprefix([x, y]))
     return not (common >= VERSION_MARK and max(len(x), len(y)) - common <= VERSION_MARK)
+
+
+def _name_words(path: str) -> tuple[str, list[str]]:
+    folder, _, name = path.rpartition("/")
+    return folder, T.WORD_RE.findall(T.fold(name[:-3] if name.lower().endswith(".md") else name))
+
+
+def _series(paths: list[str]) -> Counter:
+    """{(folder, word count, position, the other words): how many notes of that folder are so named}:
+    the series `_in_one_series` reads."""
+    out: Counter = Counter()
+    for p in paths:
+        folder, words = _name_words(p)
+        if len(words) >= 2:
+            out.update((folder, len(words), i, tuple(words[:i] + words[i + 1:])) for i in range(len(words)))
+    return out
+
+
+def _in_one_series(a: str, b: str, series: Counter) -> bool:
+    """Notes `a` and `b` of one folder whose names differ in one word, neither a number nor a version
+    mark of the other (`plan`, `plans`; `key`, `key_a`), in a series of SERIES_MIN notes or more so named:
+    two cases of one topic (`_cases_of_one_topic` outside Dendron)."""
+    (fa, wa), (fb, wb) = _name_words(a), _name_words(b)
+    if fa != fb or len(wa) != len(wb) or len(wa) < 2:
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(wa, wb)) if x != y]
+    if len(diff) != 1:
+        return False
+    i = diff[0]
+    x, y = wa[i], wb[i]
+    if x.isdigit() or y.isdigit():
+        return False
+    common = len(os.path.commonprefix([x, y]))
+    if common >= VERSION_MARK and max(len(x), len(y)) - common <= VERSION_MARK:
+        return False
+    return series[(fa, len(wa), i, tuple(wa[:i] + wa[i + 1:]))] >= SERIES_MIN
 
 
 def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None,
@@ -453,6 +528,10 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
     # what the vault's templates write is the template's, not the notes' (a Dendron hierarchy's
     # siblings made from one template share its headings and prompts)
     idf.add_boilerplate(dupes.Doc(t["title"], body=t["body"] or "") for t in templates)
+    # ... and a note that says next to nothing beyond its template and its links is no one's duplicate
+    own = [i for i, d in enumerate(docs)
+           if hashes[d.hash] > 1 or _own_terms(pool[i], d, idf) >= dupes.MIN_TERMS]
+    pool, docs = [pool[i] for i in own], [docs[i] for i in own]
     pairs = dupes.candidate_pairs(docs, idf)
     sem = _note_vectors(cfg, conn, pool) if cfg is not None and conn is not None else None
     if sem is not None:
@@ -471,11 +550,15 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         # `![[x#section]]`; a guide that says "see the reference note [[x]]"): a pair its author made
         related |= {frozenset(r) for r in conn.execute(
             "SELECT src, target FROM links WHERE target IS NOT NULL AND src != target")}
+    series = _series([n["path"] for n in notes])
     judged = []
     for a, b in sorted(pairs):
         if frozenset((pool[a]["path"], pool[b]["path"])) in related:
             continue
         if dialect == "dendron" and _cases_of_one_topic(pool[a]["path"], pool[b]["path"]) \
+                and pool[a]["hash"] != pool[b]["hash"]:
+            continue
+        if dialect != "dendron" and _in_one_series(pool[a]["path"], pool[b]["path"], series) \
                 and pool[a]["hash"] != pool[b]["hash"]:
             continue
         ia, ib = _identifiers(pool[a], dialect), _identifiers(pool[b], dialect)
@@ -616,16 +699,58 @@ def _one_letter_off(a: str, b: str) -> bool:
 def _slip_of(name: str, variants: dict[str, str], by_len: dict[int, list[str]]) -> str | None:
     """The existing name (folded) a dangling `name` (folded) is a slip of: the same words spelled
     another way (`_variant_key`), or, for a name of TYPO_MIN_CHARS or more, one letter off."""
+    return _slip(name, variants, by_len)[0]
+
+
+def _slip(name: str, variants: dict[str, str], by_len: dict[int, list[str]]) -> tuple[str | None, str]:
+    """(`_slip_of`'s name, how): "spelling" (case and separators), "plural" (a plural ending too) or
+    "typo" (one letter off); (None, "") for no slip."""
     hit = variants.get(_variant_key(name))
     if hit is not None:
-        return hit
+        same = _SEPARATORS_RE.sub(" ", name).strip() == _SEPARATORS_RE.sub(" ", hit).strip()
+        return hit, "spelling" if same else "plural"
     if len(name) < TYPO_MIN_CHARS:
-        return None
+        return None, ""
     for length in (len(name) - 1, len(name), len(name) + 1):
         for k in by_len.get(length, ()):
             if _one_letter_off(name, k):
-                return k
-    return None
+                return k, "typo"
+    return None, ""
+
+
+def _prose_notes(conn, words: list[str], skip: set[str], enough: int) -> int:
+    """How many notes (up to `enough`; those in `skip` aside) write `words` in their prose: not inside a
+    link, an address, a heading or a comment (a name there is a note's name, not the owner's word)."""
+    if not words:
+        return 0
+    try:
+        rows = conn.execute("SELECT n.path, fts.body FROM fts JOIN notes n ON n.id = fts.rowid WHERE fts MATCH ? "
+                            "AND n.private = 0 LIMIT ?",
+                            ('body : "' + " ".join(words) + '"', MENTIONS_READ)).fetchall()
+    except sqlite3.OperationalError:
+        return 0
+    wanted, found = " " + " ".join(words) + " ", 0
+    for path, body in rows:
+        if path in skip:
+            continue
+        said = T.WORD_RE.findall(T.fold(_NOT_PROSE_RE.sub(" ", _COMMENT_RE.sub(" ", body or ""))))
+        if wanted in " " + " ".join(said) + " ":
+            found += 1
+            if found >= enough:
+                break
+    return found
+
+
+def _a_word_of_its_own(conn, name: str, close: str, how: str, linking: set[str], intended: str) -> bool:
+    """Whether a one-word dangling `name` (folded) is a word of the vault's own rather than a slip for the
+    note `intended` named `close` (WORD_NOTES)."""
+    words = T.WORD_RE.findall(name)
+    if len(words) != 1 or how == "spelling":
+        return False
+    if how == "typo":
+        return _prose_notes(conn, words, linking, WORD_NOTES) >= WORD_NOTES
+    singular = min((name, close), key=len)
+    return _prose_notes(conn, T.WORD_RE.findall(singular), {intended}, 1) < 1
 
 
 def _nearest(paths: list[str], folder: str) -> str | None:
@@ -670,8 +795,11 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
     by_len: dict[int, list[str]] = defaultdict(list)
     variants: dict[str, str] = {}
     for k in titles:
-        by_len[len(k)].append(k)
         variants.setdefault(_variant_key(k), k)
+    # a slip of one letter is made typing the name a link is written with: the file's name, not a
+    # heading or `title:` shown instead (`writing` is no slip for waiting0324.md, shown as `Waiting`)
+    for k in {T.fold(n["title"]) for p, n in by_path.items() if p not in vs.templates}:
+        by_len[len(k)].append(k)
     files = {T.fold(f.rsplit("/", 1)[-1]): f for (f,) in conn.execute("SELECT path FROM files WHERE is_note = 0")}
     file_keys: dict[int, list[str]] = defaultdict(list)
     file_variants: dict[str, str] = {}
@@ -765,10 +893,13 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                     intended, why = hits[0], f"its label `{disp.strip()}` is the name of {hits[0]}"
                     break
         if not intended and folded not in vocabulary:
-            close = _slip_of(folded, variants, by_len)
-            if close and len(titles[close]) == 1:
+            close, how = _slip(folded, variants, by_len)
+            if close and len(titles[close]) == 1 and not _a_word_of_its_own(
+                    conn, folded, close, how, set(d["from_notes"]), titles[close][0]):
                 intended = titles[close][0]
-                why = f"`{name}` is {intended} spelled another way"
+                why = f"`{name}` is {intended} spelled another way" if how != "typo" else \
+                    f"`{name}` is one letter off the name of {intended}" + (
+                        ", and not a word the vault's notes use" if len(T.WORD_RE.findall(folded)) == 1 else "")
         if not intended or intended not in by_path or intended in from_notes:
             continue  # (a link is never pointed at the note that holds it)
         link = M.link_name(conn, intended)
