@@ -132,15 +132,13 @@ LOGSEQ_BUILTIN_PAGES = {"contents", "todo", "doing", "done", "later", "now", "wa
 # notes link to is how those apps keep a topic, not an unwritten note
 LINK_MADE_PAGES = ("logseq", "dendron")
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
-# A folder named for templates, at any depth and with the ordering prefix vaults number their folders
-# by (`Templates`, `_templates`, `01 Templates` under `00 - Contribute/`): where a vault without app
-# settings naming one (no `.obsidian/`, a published vault) keeps its templates. Template notes are alike
-# by design and hold placeholder links (`[[placeholder/link]]`): no duplicate, no dangling link.
-TEMPLATE_FOLDER_RE = re.compile(r"^[\d\W_]*templates?$", re.I)
-
-
 def _in_template_folder(path: str) -> bool:
-    return any(TEMPLATE_FOLDER_RE.match(part) for part in path.split("/")[:-1])
+    """A note in a folder named for templates (appsettings.in_template_folder: `01 Templates` under
+    `00 - Contribute/`), where a vault without settings naming one keeps them. Template notes are alike
+    by design and hold placeholder links (`[[placeholder/link]]`): no duplicate, no dangling link."""
+    from ..vault.appsettings import in_template_folder
+
+    return in_template_folder(path)
 
 
 class VaultShape:

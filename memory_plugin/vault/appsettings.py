@@ -371,7 +371,7 @@ def _daily_template(vault: str, tops: list[str]) -> str | None:
     """The templates folder's note named for daily notes (`Templates/Daily Note Template.md`), as a
     vault-relative path without `.md`, or None."""
     for top in tops:
-        if top.strip().lower() not in ("templates", "template", "_templates"):
+        if not TEMPLATE_FOLDER_RE.match(top.strip()):
             continue
         try:
             names = sorted(e.name for e in os.scandir(os.path.join(vault, top)) if e.name.endswith(".md"))
@@ -427,24 +427,43 @@ def templates_folder(vault: str | os.PathLike | None, dialect: str) -> str | Non
     return None
 
 
-TEMPLATE_FOLDER_NAMES = ("templates", "template", "_templates")  # a top folder a vault with no settings keeps them in
+# A folder named for templates, as a vault without settings naming one keeps them (`Templates`, `_templates`,
+# `01 Templates` under `00 - Contribute/`): its notes are templates.
+TEMPLATE_FOLDER_RE = re.compile(r"^[\d\W_]*templates?$", re.I)
+TEMPLATE_FOLDER_DEPTH = 2  # how deep template_prose looks for one (a scan per process: the vault's top levels only)
+
+
+def in_template_folder(path: str) -> bool:
+    """Whether a vault-relative path lies in a folder named for templates (TEMPLATE_FOLDER_RE), at any depth."""
+    return any(TEMPLATE_FOLDER_RE.match(part) for part in path.split("/")[:-1])
+
+
 TEMPLATE_FILES_MAX = 200  # template notes read for their prose; a vault has a few dozen
 TEMPLATE_PROSE_WORDS = 3  # a template line of fewer words is a heading or a label, not an instruction
 
 
 def template_prose(vault: str | os.PathLike | None, dialect: str) -> frozenset[str]:
-    """The prose lines of the owner's templates (every folder a setting names, else a top folder named
-    Templates), lowercased and with their quote and list marks dropped: a note made from a template
+    """The prose lines of the owner's templates (every folder a setting names and the folders named for
+    templates in the vault's top TEMPLATE_FOLDER_DEPTH levels), lowercased and with their quote and list marks dropped: a note made from a template
     still carrying its instruction ("> One paragraph describing what and why.") says nothing of its
     own there, so a summary skips those lines (notes.first_paragraph)."""
     if vault is None:
         return frozenset()
     vault = str(vault)
     found, _ = machinery_folders(vault, dialect)
-    try:
-        found += [e.name for e in os.scandir(vault) if e.is_dir() and e.name.lower() in TEMPLATE_FOLDER_NAMES]
-    except OSError:
-        pass
+    level = [""]
+    for _depth in range(TEMPLATE_FOLDER_DEPTH):
+        below = []
+        for parent in level:
+            try:
+                entries = [e.name for e in os.scandir(os.path.join(vault, parent))
+                           if e.is_dir() and not e.name.startswith(".")]
+            except OSError:
+                continue
+            for name in entries:
+                rel = f"{parent}/{name}" if parent else name
+                (found if TEMPLATE_FOLDER_RE.match(name) else below).append(rel)
+        level = below
     lines: set[str] = set()
     files = 0
     for folder in dict.fromkeys(found):
