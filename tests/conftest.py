@@ -218,6 +218,15 @@ def write_file(root: Path, rel: str, text: str = "") -> None:
     p.write_text(text, encoding="utf-8")
 
 
+def reorganize_proposals(vault: Path) -> list[dict]:
+    """The proposals `memory-plugin reorganize --json` makes for `vault`, rebuilt first."""
+    r = run_cli("--vault", str(vault), "rebuild")
+    assert r.returncode == 0, r.stderr
+    r = run_cli("--vault", str(vault), "reorganize", "--json", "--limit", "1000")
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)["proposals"]
+
+
 def query_items(vault: Path, text: str) -> list[dict]:
     """The items `memory-plugin query --json` answers `text` with over `vault`."""
     r = run_cli("--vault", str(vault), "query", text, "--json")

@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import hash_tree, run_cli
+from conftest import hash_tree, reorganize_proposals, run_cli
 
 
 @pytest.fixture
@@ -237,12 +237,7 @@ def _card(handle: str, site: str, plugins: list[str]) -> str:
     return text.replace("%% End Hub", "### Plugins\n" + "".join(f"- [[{p}]]\n" for p in plugins) + "\n%% End Hub")
 
 
-def _reorganize(v):
-    r = run_cli("--vault", str(v), "rebuild")
-    assert r.returncode == 0, r.stderr
-    r = run_cli("--vault", str(v), "reorganize", "--json", "--limit", "1000")
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)["proposals"]
+_reorganize = reorganize_proposals
 
 
 def test_a_numbered_templates_folder_below_the_top_holds_templates(tmp_path):

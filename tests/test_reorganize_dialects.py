@@ -2,15 +2,10 @@
 property links, Logseq's pages that exist by reference, and one proposal per cause."""
 import json
 
-from conftest import run_cli, write_file as _write
+from conftest import reorganize_proposals, run_cli, write_file as _write
 
 
-def _proposals(vault):
-    r = run_cli("--vault", str(vault), "rebuild")
-    assert r.returncode == 0, r.stderr
-    r = run_cli("--vault", str(vault), "reorganize", "--json", "--limit", "1000")
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)["proposals"]
+_proposals = reorganize_proposals
 
 
 PROSE = ("Notes on the thing, written for a reader who comes back to them later: what it is, how it "
