@@ -398,7 +398,7 @@ def test_cand_and_match_behave_as_the_dataclasses_they_replaced():
                                   "demoted=False)")
     m = Match(tried=["x"])
     assert m == Match(None, "", [], ["x"]) and m != Match() and m.ambiguous == [] and Match().tried is not Match().tried
-    assert repr(Match()) == "Match(project=None, via='', ambiguous=[], tried=[])"
+    assert repr(Match()) == "Match(project=None, via='', ambiguous=[], tried=[], own=[])"
     import pytest as _pytest
 
     with _pytest.raises(TypeError):

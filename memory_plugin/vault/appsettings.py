@@ -468,7 +468,7 @@ def template_prose(vault: str | os.PathLike | None, dialect: str) -> frozenset[s
     files = 0
     for folder in dict.fromkeys(found):
         for root, dirs, names in os.walk(os.path.join(vault, folder)):
-            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            dirs[:] = [d for d in dirs if not d.startswith(".")] if files < TEMPLATE_FILES_MAX else []
             for n in names:
                 if not n.endswith(".md") or files >= TEMPLATE_FILES_MAX:
                     continue
