@@ -22,22 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
-
-def _wait_worker(cache: Path) -> None:
-    """Until no process runs in `cache` (a detached worker works from its cache dir), at most 60 s."""
-    cache = os.path.realpath(cache)
-    for _ in range(1200):
-        busy = False
-        for d in os.listdir("/proc"):
-            try:
-                busy = d.isdigit() and os.readlink(f"/proc/{d}/cwd") == cache
-            except OSError:
-                continue
-            if busy:
-                break
-        if not busy:
-            return
-        time.sleep(0.05)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import wait_worker  # noqa: E402
 
 
 def main() -> None:
@@ -92,7 +78,7 @@ def main() -> None:
                 res[name].append(time.perf_counter() - t0)
                 if p.returncode != 0 or not out.startswith(b"{"):
                     raise SystemExit(f"checkout {name}: the hook failed: {err[-500:].decode(errors='replace')}")
-                _wait_worker(Path(tmp) / f"cache-{name}")  # its detached sync must not slow the next run
+                wait_worker(Path(tmp) / f"cache-{name}")  # its detached sync must not slow the next run
             t0 = time.perf_counter()
             subprocess.run([a.python, "-c", "pass"])
             base.append(time.perf_counter() - t0)

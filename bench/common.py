@@ -184,3 +184,20 @@ def timed_tree(cmd: list[str], *, env: dict | None = None, cwd=None) -> tuple[fl
         raise RuntimeError(f"{' '.join(cmd)} failed: {err[-2000:].decode(errors='replace')}")
     rss = int(fmt_file.read_text().strip().splitlines()[-1]) / 1024
     return wall, rss, peak[0] / 1024
+
+
+def wait_worker(cache: Path) -> None:
+    """Until no process runs in `cache` (a detached worker works from its cache dir), at most 60 s."""
+    cache = os.path.realpath(cache)
+    for _ in range(1200):
+        busy = False
+        for d in os.listdir("/proc"):
+            try:
+                busy = d.isdigit() and os.readlink(f"/proc/{d}/cwd") == cache
+            except OSError:
+                continue
+            if busy:
+                break
+        if not busy:
+            return
+        time.sleep(0.05)

@@ -15,17 +15,30 @@ if TYPE_CHECKING:
 _MEMO: dict[str, tuple[list, Any]] = {}  # file name -> (state, value), per process
 
 
-def state(conn: sqlite3.Connection, extra: Any = None) -> list:
-    """The index's state: its file, generation and last change, and `extra` (the other inputs)."""
+# A share of the vault's notes (its note shape) holds while the note count is the same to this many
+# significant bits: exactly below 128 notes, within 1% above (a new one each 128 notes at 10,000).
+SHARE_BITS = 7
+
+
+def state(conn: sqlite3.Connection, extra: Any = None, shares: bool = False) -> list:
+    """The index's state: its file, generation and last change, and `extra` (the other inputs). With
+    `shares` (a result made of shares of the notes), the note count to SHARE_BITS significant bits
+    stands for the last change: one note more moves no share."""
     db = conn.execute("PRAGMA database_list").fetchone()[2] or ""
+    if shares:
+        gen = conn.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
+        n = conn.execute("SELECT count(*) FROM notes").fetchone()[0]
+        return [db, gen[0] if gen else None, n >> max(0, n.bit_length() - SHARE_BITS), extra]
     return [db, *(r[0] for r in conn.execute(
         "SELECT value FROM meta WHERE key IN ('generation', 'changed_at') ORDER BY key")), extra]
 
 
-def cached(conn: sqlite3.Connection, name: str, compute: Callable[[], Any], extra: Any = None) -> Any:
-    """`compute()` (a JSON value) for the index in its present state, from the process, else from the
-    file `name` beside the index, else computed and kept in both. A copy: callers may change it."""
-    st = json.loads(json.dumps(state(conn, extra)))  # as it reads back from the file
+def cached(conn: sqlite3.Connection, name: str, compute: Callable[[], Any], extra: Any = None,
+           shares: bool = False) -> Any:
+    """`compute()` (a JSON value) for the index in its present state (see `state`), from the process,
+    else from the file `name` beside the index, else computed and kept in both. A copy: callers may
+    change it."""
+    st = json.loads(json.dumps(state(conn, extra, shares)))  # as it reads back from the file
     memo = _MEMO.get(name)
     if memo is None or memo[0] != st:
         path = os.path.join(os.path.dirname(st[0]), name) if st[0] else ""

@@ -325,8 +325,9 @@ _STYLE_FIELDS = ("dialect", "notes", "keys", "schema", "constants", "empty", "ca
 
 
 def of(cfg: Config, conn: sqlite3.Connection) -> Style:
-    """`measure`, made once per index state and per the settings it reads (`remember` at 10,000 notes
-    spent a third of its time measuring the vault again after each note it wrote)."""
+    """`measure`, made again when the settings it reads change, or the index is rebuilt, or its note
+    count moves by more than about 1% (derived.SHARE_BITS): `remember` at 10,000 notes spent a third
+    of its time measuring the vault again after each note it wrote."""
     from ..index import derived
     from ..vault import appsettings
 
@@ -343,7 +344,7 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
         d["schema"] = sorted(d["schema"])
         return d
 
-    d = derived.cached(conn, STYLE_FILE, compute, inputs)
+    d = derived.cached(conn, STYLE_FILE, compute, inputs, shares=True)
     st = Style()
     for k in _STYLE_FIELDS:
         setattr(st, k, d[k])
