@@ -363,3 +363,20 @@ def test_a_folder_no_project_is_named_for_briefs_the_notes_that_name_it(tmp_path
     for name in ("sync", "acme", "kubernetes-operator"):  # a one-word note, a host's own page, nothing
         text = session_brief(env, folder(tmp_path, name))
         assert f"The vault holds no notes about the current project `{name}`" in text and "## Project" not in text
+
+
+def test_a_dendron_note_named_for_the_folder_brings_its_hierarchy(tmp_path, cache_dir):
+    from conftest import write_file
+
+    vault = tmp_path / "vault"
+    write_file(vault, "dendron.yml", "version: 5\n")
+    write_file(vault, "root.md", "---\ntitle: Root\n---\nThe garden.\n")
+    write_file(vault, "daily.2022-11-16.md", "---\ntitle: 2022-11-16\n---\nA day.\n")
+    write_file(vault, "daily.2022-11-16.stock-trading-spreadsheet.md", "---\ntitle: Stock sheet\n---\nThe sheet.\n")
+    write_file(vault, "daily.2022-11-16.stock-trading-spreadsheet.average-cost.md", "---\ntitle: Average cost\n---\nPer share.\n")
+    write_file(vault, "daily.2022-11-16.stock-trading-spreadsheetx.md", "---\ntitle: Other\n---\nNot it.\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    lines = section(session_brief(env, folder(tmp_path, "stock-trading-spreadsheet")), "Project `stock-trading-spreadsheet`")
+    assert [l.split("(")[1].split(")")[0] for l in lines] == [
+        "daily.2022-11-16.stock-trading-spreadsheet.md", "daily.2022-11-16.stock-trading-spreadsheet.average-cost.md"]

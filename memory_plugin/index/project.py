@@ -963,14 +963,17 @@ NAMED_NOTES = 5
 
 def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
     """Folder names (as `key` forms them) -> the notes that name them, best first: notes named so,
-    then the notes citing that repository, the most mentions first (a journal's too: "worked on
+    (in Dendron with the notes of its hierarchy), then the notes citing that repository, the most
+    mentions first (a journal's too: "worked on
     github.com/acme/x today"). Private notes name nothing; the catalog's projects are detect's.
     A name of digits only (a daily note's date) names no folder."""
     own: dict[str, list[str]] = {}
+    paths: list[str] = []  # every public note, sorted: a Dendron note's children follow it (`x.md`, `x.y.md`)
     kinds = {t for (t,) in conn.execute(
         "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
         f"({','.join('?' * len(KIND_PROPS))})", KIND_PROPS)}
     for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 ORDER BY path"):
+        paths.append(path)
         stem = path.rsplit("/", 1)[-1][:-3]
         if dialect == "dendron":
             stem = stem.rsplit(".", 1)[-1]
@@ -988,6 +991,17 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
             if k:
                 by = cited.setdefault(k, {})
                 by[path] = by.get(path, 0) + 1
+    if dialect == "dendron":  # a note named for the folder brings its hierarchy (`….stock-trading-spreadsheet.q1`)
+        import bisect
+
+        for k, ps in own.items():
+            for p in list(ps):
+                prefix = p[:-3] + "."
+                i = bisect.bisect_left(paths, prefix)
+                while i < len(paths) and paths[i].startswith(prefix) and len(ps) < NAMED_NOTES:
+                    if paths[i] not in ps:
+                        ps.append(paths[i])
+                    i += 1
     out = {}
     for k in [k for k, by in cited.items() if sum(by.values()) < REPO_NOTES]:
         del cited[k]  # one mention in passing (a reading list's link) names nothing: see REPO_NOTES
