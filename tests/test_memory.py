@@ -296,3 +296,25 @@ def test_validate_raises_confidence_once_a_day(built):
     text = conv.read_text()
     second = json.loads(mp(built, "validate", "Snake case module names", "--json").stdout)[0]
     assert conv.read_text() == text and not second["diff"], second
+
+
+def test_same_name_finds_every_spelling_of_a_file_name(tmp_path):
+    """Up to case and Unicode form, by the index's lowercased names for an ASCII name and by every
+    name otherwise: `STRASSE.md` and `Straße.md` are `strasse`; `Café.md` in either form is `café`."""
+    from conftest import write_file
+    from memory_plugin.core.config import load_config
+    from memory_plugin.index.store import open_index, rebuild
+    from memory_plugin.memory.write import same_name
+
+    v = tmp_path / "v"
+    for rel in ("A/STRASSE.md", "B/Straße.md", "C/strasse notes.md", "Café.md", "D/Cafe\u0301.md", "E/cafe.md"):
+        write_file(v, rel, "Text.\n")
+    cfg = load_config(vault=v, cache_dir=tmp_path / "cache")
+    rebuild(cfg)
+    conn = open_index(cfg)
+    try:
+        assert same_name(conn, "strasse") == ["A/STRASSE.md", "B/Straße.md"]
+        assert same_name(conn, "CAFÉ") == ["Café.md", "D/Cafe\u0301.md"]
+        assert same_name(conn, "cafe") == ["E/cafe.md"]
+    finally:
+        conn.close()
