@@ -962,11 +962,10 @@ NAMED_NOTES = 5
 
 
 def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
-    """Folder names (as `key` forms them) -> the notes that name them, best first: notes named so,
-    (in Dendron with the notes of its hierarchy), then the notes citing that repository, the most
-    mentions first (a journal's too: "worked on
-    github.com/acme/x today"). Private notes name nothing; the catalog's projects are detect's.
-    A name of digits only (a daily note's date) names no folder."""
+    """Folder names (as `key` forms them) -> the notes that name them, best first: notes named so (in
+    Dendron with the notes of their hierarchy), then the notes citing that repository, the most
+    mentions first (a journal's too: "worked on github.com/acme/x today"). Private notes name
+    nothing; the catalog's projects are detect's. A name of digits only (a date) names no folder."""
     own: dict[str, list[str]] = {}
     paths: list[str] = []  # every public note, sorted: a Dendron note's children follow it (`x.md`, `x.y.md`)
     kinds = {t for (t,) in conn.execute(
@@ -980,7 +979,7 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
         ws = words(stem)
         # a kind (`type: [[Software Project]]`, a note named for projects) is no working folder's note
         if len(ws) >= NAMED_MIN_WORDS and any(not w.isdigit() for w in ws) and path not in kinds \
-                and not set(PROJECT_WORDS).intersection(ws):
+                and not any(w in PROJECT_WORDS for w in ws):
             own.setdefault(key(stem), []).append(path)
     cited: dict[str, dict[str, int]] = {}
     for path, body, props in conn.execute(
