@@ -35,7 +35,7 @@ def _plain(tmp_path, files, links: str, named: bool = True):
         body = ("See [[tomelliot]] and [[kepano|Steph]].\n" if links == "name"
                 else "See [Tom](People/tomelliot.md) and [Steph](People/kepano.md).\n")
         _write(vault, {(f"Notes/Plugin review {i}.md" if named else f"notes/plugin-review-{i}.md"): f"# Note {i}\n\n{body}"})
-    N._NAMES_FILES.clear()
+    N._VAULT_READS.clear()
     cfg = load_config(vault=vault)
     cfg.ensure_cache_dir()  # as an index build has
     assert cfg.values["dialect"] == "plain"

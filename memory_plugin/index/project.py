@@ -961,6 +961,13 @@ NAMED_MIN_WORDS = 2
 NAMED_NOTES = 5
 
 
+def property_targets(conn, keys: tuple[str, ...]) -> set[str]:
+    """The notes that properties named `keys` (lowercase; any case in the notes) link to."""
+    return {t for (t,) in conn.execute(
+        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
+        f"({','.join('?' * len(keys))})", keys)}
+
+
 def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
     """Folder names (as `key` forms them) -> the notes that name them, best first: notes named so (in
     Dendron with the notes of their hierarchy), then the notes citing that repository, the most
@@ -968,9 +975,7 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
     nothing; the catalog's projects are detect's. A name of digits only (a date) names no folder."""
     own: dict[str, list[str]] = {}
     paths: list[str] = []  # every public note, sorted: a Dendron note's children follow it (`x.md`, `x.y.md`)
-    kinds = {t for (t,) in conn.execute(
-        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
-        f"({','.join('?' * len(KIND_PROPS))})", KIND_PROPS)}
+    kinds = property_targets(conn, KIND_PROPS)
     for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 ORDER BY path"):
         paths.append(path)
         stem = path.rsplit("/", 1)[-1][:-3]

@@ -78,9 +78,9 @@ def _category_notes(conn: sqlite3.Connection) -> set[str]:
     """The notes a category property links to (`categories: [[Movies]]`): the vault's categories,
     which are not notes of the shape a new memory takes (they carry no category themselves) and are
     left out of what `of` measures."""
-    return {t for (t,) in conn.execute(
-        "SELECT DISTINCT target FROM links WHERE kind = 'property' AND target IS NOT NULL AND lower(prop) IN "
-        f"({','.join('?' * len(CATEGORY_KEYS))})", CATEGORY_KEYS)}
+    from ..index.project import property_targets
+
+    return property_targets(conn, CATEGORY_KEYS)
 
 
 PROJECT_KEYS = ("project", "projects")  # the properties naming a note's project(s), in any case

@@ -247,11 +247,11 @@ def names_files(vault: str | None, cache_dir: str | None) -> bool:
     decided = (c["wikilinks"] >= NAMING_MIN_WIKILINKS and c["wikilinks"] > c["path_links"]
                and c["named"] >= NAMING_MIN_NAMED * c["notes"])
     if where:
+        from ..core.fsutil import atomic_write
+
         try:
-            tmp = f"{where}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
-                json.dump({"vault": vault, "generation": gen, "names_files": decided, **c}, f)
-            os.replace(tmp, where)
+            atomic_write(where, json.dumps({"vault": vault, "generation": gen, "names_files": decided, **c}),
+                         durable=False)
         except OSError:
             pass
     return decided

@@ -826,7 +826,7 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
             note.aliases.append(a)
     # the title the vault's app shows (dialect.py); an H1 is body text
     note.display_title, names = title_for(path, props, body, dialect,
-                                          dialect == PLAIN and _names_files(cfg_values))
+                                          dialect == PLAIN and _vault_read(cfg_values, _names_files, budget))
     for name in names:
         name = plain_text(name)
         if name and name.lower() not in {a.lower() for a in note.aliases}:
@@ -844,10 +844,8 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 break
     if not note.summary:
         text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
-        started = time.monotonic()
-        template = _template_prose(cfg_values)
-        budget.end += time.monotonic() - started  # read once per process for every note: not this note's time
-        note.summary = first_paragraph(text.replace("`", ""), label_first, template)
+        note.summary = first_paragraph(text.replace("`", ""), label_first,
+                                       _vault_read(cfg_values, _template_prose, budget))
     note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ)
     budget.check("tags and summary")
     ptype = props.get("type")
@@ -867,34 +865,36 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
     return note
 
 
-_NAMES_FILES: dict[tuple, bool] = {}
+_VAULT_READS: dict[tuple, Any] = {}
+
+
+def _vault_read(cfg_values: dict[str, Any], read, budget: "_Budget") -> Any:
+    """`read(cfg_values)`, what the configured vault says of all its notes (its templates' prose,
+    how it names its files), once per process and vault; its time is every note's, not the budget
+    of the note that happened to ask first."""
+    key = (read, cfg_values.get("vault"), cfg_values.get("cache_dir"), cfg_values.get("dialect"))
+    if key not in _VAULT_READS:
+        started = time.monotonic()
+        _VAULT_READS[key] = read(cfg_values)
+        budget.end += time.monotonic() - started
+    return _VAULT_READS[key]
 
 
 def _names_files(cfg_values: dict[str, Any]) -> bool:
     """dialect.names_files for the configured plain vault (decided at its index build, kept in its
-    cache dir), read once per process."""
+    cache dir)."""
     vault, cache = cfg_values.get("vault"), cfg_values.get("cache_dir")
-    key = (vault, cache)
-    if key not in _NAMES_FILES:
-        if vault and not cache:
-            from ..core.config import default_cache_dir
+    if vault and not cache:
+        from ..core.config import default_cache_dir
 
-            cache = str(default_cache_dir(os.path.abspath(os.path.expanduser(vault))))
-        _NAMES_FILES[key] = names_files(vault, os.path.abspath(os.path.expanduser(cache)) if cache else None)
-    return _NAMES_FILES[key]
-
-
-_TEMPLATE_PROSE: dict[tuple, frozenset[str]] = {}
+        cache = str(default_cache_dir(os.path.abspath(os.path.expanduser(vault))))
+    return names_files(vault, os.path.abspath(os.path.expanduser(cache)) if cache else None)
 
 
 def _template_prose(cfg_values: dict[str, Any]) -> frozenset[str]:
-    """appsettings.template_prose of the configured vault, read once per process."""
+    """appsettings.template_prose of the configured vault."""
     vault = cfg_values.get("vault")
-    key = (vault, cfg_values.get("dialect"))
-    if key not in _TEMPLATE_PROSE:
-        _TEMPLATE_PROSE[key] = template_prose(os.path.expanduser(vault) if vault else None,
-                                              str(cfg_values.get("dialect") or OBSIDIAN))
-    return _TEMPLATE_PROSE[key]
+    return template_prose(os.path.expanduser(vault) if vault else None, str(cfg_values.get("dialect") or OBSIDIAN))
 
 
 def is_authored_hub(path: str, ptype: str | None, tags: list[str], title: str, cfg: dict) -> bool:
