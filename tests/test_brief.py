@@ -380,3 +380,23 @@ def test_a_dendron_note_named_for_the_folder_brings_its_hierarchy(tmp_path, cach
     lines = section(session_brief(env, folder(tmp_path, "stock-trading-spreadsheet")), "Project `stock-trading-spreadsheet`")
     assert [l.split("(")[1].split(")")[0] for l in lines] == [
         "daily.2022-11-16.stock-trading-spreadsheet.md", "daily.2022-11-16.stock-trading-spreadsheet.average-cost.md"]
+
+
+def test_a_one_word_note_that_cites_the_repository_of_its_name_names_the_folder(tmp_path, cache_dir):
+    """`soln.typedb` recording `https://github.com/vaticle/typedb` once is about that repository: named
+    for it and citing it. A one-word note that cites nothing (`soln.dolt`), or a note citing the
+    repository once under another name, names no folder."""
+    from conftest import write_file
+
+    vault = tmp_path / "vault"
+    write_file(vault, "dendron.yml", "version: 5\n")
+    write_file(vault, "root.md", "---\ntitle: Root\n---\nThe garden.\n")
+    write_file(vault, "soln.typedb.md", "---\ntitle: TypeDB\n---\n- hasRepository https://github.com/vaticle/typedb\n")
+    write_file(vault, "soln.dolt.md", "---\ntitle: Dolt\n---\nA versioned database.\n")
+    write_file(vault, "t.graphs.md", "---\ntitle: Graphs\n---\nSee https://github.com/acme/grakn for graphs.\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    lines = section(session_brief(env, folder(tmp_path, "typedb")), "Project `typedb`")
+    assert [l.split("(")[1].split(")")[0] for l in lines] == ["soln.typedb.md"]
+    for name in ("dolt", "grakn"):
+        assert "## Project" not in session_brief(env, folder(tmp_path, name))

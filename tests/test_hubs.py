@@ -309,3 +309,47 @@ def test_the_map_the_owners_maps_point_up_to_is_a_hub(tmp_path):
     entry = {r["path"]: r["entry"] for r in hubs}
     assert entry["References/AI.md"] == "map of maps"
     assert "References/Cooking.md" not in entry
+
+
+def test_a_dendron_workspace_of_several_vaults_opens_on_each_vaults_readme_and_root(tmp_path):
+    """Each vault of a multi-vault workspace (dendron.yml) sits in its own folder, often its own
+    repository: its README (the repository's front page) and its root note are homes; a README in a
+    folder that is no vault, and an Index note in one, are notes like any other."""
+    v = tmp_path / "ws"
+    files = {"dendron.yml": "version: 5\nworkspace:\n  vaults:\n    - fsPath: pub\n    - fsPath: cls\n",
+             "pub/root.md": "---\ntitle: Root\n---\n", "cls/root.md": "---\ntitle: Root\n---\n",
+             "pub/README.md": "---\ntitle: README\n---\nMy notes: [[t.cs]], [[t.km]].\n",
+             "cls/README.md": "---\ntitle: README\n---\nClasses: [[c.agent]].\n",
+             "pub/t.cs.md": "---\ntitle: CS\n---\n", "pub/t.km.md": "---\ntitle: KM\n---\n",
+             "pub/Index.md": "---\ntitle: Index\n---\nA snippet.\n", "cls/c.agent.md": "---\ntitle: Agent\n---\n",
+             "other/README.md": "---\ntitle: README\n---\nNot a vault: [[t.cs]].\n"}
+    homes = {r["path"] for r in build(v, files) if r["entry"] == "home"}
+    assert homes == {"pub/root.md", "cls/root.md", "pub/README.md", "cls/README.md"}
+
+
+def test_a_category_note_that_is_empty_is_no_way_in(tmp_path):
+    """An empty note many notes name through `type:` is the file a click on a link leaves behind:
+    never a hub; the category notes that show their members (a Base embed) are."""
+    v = tmp_path / "vault"
+    files = {"Categories/Books.md": "![[Books.base]]\n", "Categories/Movies.md": "![[Movies.base]]\n",
+             "Authors.md": ""}
+    files.update({f"b{i}.md": f"---\ncategories: [\"[[Books]]\"]\ntype: [\"[[Authors]]\"]\n---\nA book.\n"
+                  for i in range(6)})
+    files.update({f"m{i}.md": "---\ncategories: [\"[[Movies]]\"]\n---\nA film.\n" for i in range(3)})
+    hubs = paths(build(v, files))
+    assert hubs[:2] == ["Categories/Books.md", "Categories/Movies.md"] and "Authors.md" not in hubs
+
+
+def test_the_categories_folder_makes_its_notes_categories_whatever_property_names_them(tmp_path):
+    """A folder where the vault's category notes live (kepano's `Categories/`) is its categories
+    folder: a note there that notes name through `topics:` (a describing property) is a category
+    too; the same note outside that folder is a topic value, no hub."""
+    def vault(where: str) -> dict:
+        files = {f"Categories/{c}.md": f"![[{c}.base]]\n" for c in ("Books", "Movies", "People")}
+        files[f"{where}Writing.md"] = "![[Zettelkasten.base]]\n"
+        for i in range(9):
+            c = ("Books", "Movies", "People")[i % 3]
+            files[f"n{i}.md"] = f"---\ncategories: [\"[[{c}]]\"]\ntopics: [\"[[Writing]]\"]\n---\nA note.\n"
+        return files
+    assert "Categories/Writing.md" in paths(build(tmp_path / "a", vault("Categories/")))
+    assert "Topics/Writing.md" not in paths(build(tmp_path / "b", vault("Topics/")))

@@ -253,6 +253,20 @@ def test_dendron_stub_links_and_section_embeds(tmp_path):
     assert not [p for p in props if p["kind"] == "duplicate"], props
 
 
+def test_dendron_links_by_a_notes_last_part_are_one_proposal_to_write_the_whole_name(tmp_path):
+    """Dendron finds a note only by its whole dotted name: `[[hasComment]]` beside `p.hasComment.md`
+    is a link to write whole (label first), never a new note `hasComment.md` (a hierarchy of its
+    own); several such links are one habit, one proposal."""
+    v = tmp_path / "vault"
+    _write(v, "dendron.yml", "version: 5\n")
+    _write(v, "p.hasComment.md", "---\ntitle: hasComment\n---\nA predicate for comments.\n")
+    _write(v, "p.instanceOf.md", "---\ntitle: instanceOf\n---\nA predicate for classes.\n")
+    _write(v, "soln.markdown.md", "---\ntitle: Markdown\n---\n- [[hasComment]] plain\n- [[instanceOf]] a format\n")
+    props = [p for p in _proposals(v) if p["kind"] == "dangling"]
+    assert len(props) == 1 and props[0]["action"] is None, props
+    assert "[[hasComment|p.hasComment]]" in props[0]["suggestion"] and "[[instanceOf|p.instanceOf]]" in props[0]["suggestion"]
+
+
 def test_a_label_does_not_repoint_a_name_the_vault_links_bare(tmp_path):
     """`[[Microsoft DOS|Windows Command Line]]` beside bare `[[Microsoft DOS]]` links: the name means a
     page of its own (to write), not the note named like the label."""

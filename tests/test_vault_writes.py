@@ -322,6 +322,25 @@ def test_dendron_note_is_a_hierarchy_name_with_dendrons_frontmatter(tmp_path):
     assert "\n# " not in text
 
 
+def test_a_dendron_workspace_of_several_vaults_files_in_the_vault_its_owner_writes_in(tmp_path):
+    """dendron.yml lists the vaults, each in its folder: a new note goes into one of them (the one
+    holding the most notes), never beside them where Dendron would not see it; a self-contained
+    vault keeps its notes in `notes/`."""
+    v = tmp_path / "ws"
+    put(v, "dendron.yml", "version: 5\nworkspace:\n  vaults:\n    - fsPath: predicates\n"
+                          "    - fsPath: public-notes\n    - fsPath: ../elsewhere\n")
+    for i in range(2):
+        put(v, f"predicates/p.has{i}.md", f"---\nid: p{i}\ntitle: has{i}\ndesc: ''\n---\nA predicate.\n")
+    for i in range(4):
+        put(v, f"public-notes/t.cs.n{i}.md", f"---\nid: t{i}\ntitle: N{i}\ndesc: ''\n---\nText {i}.\n")
+    assert dry_run(v)["path"] == "public-notes/decisions.zq-check-decision.md"
+    sc = tmp_path / "sc"
+    put(sc, "dendron.yml", "version: 5\nworkspace:\n  vaults:\n    - fsPath: .\n      selfContained: true\n")
+    for i in range(2):
+        put(sc, f"notes/t.n{i}.md", f"---\nid: t{i}\ntitle: N{i}\ndesc: ''\n---\nText {i}.\n")
+    assert dry_run(sc)["path"] == "notes/decisions.zq-check-decision.md"
+
+
 def test_a_plain_folder_whose_notes_link_each_other_files_in_its_general_notes_folder(tmp_path):
     """No app's settings, but notes written for a wiki-link app (kepano's template copied without its
     `.obsidian/`): the owner's `Notes/` is where a new note goes. The same folder whose notes neither

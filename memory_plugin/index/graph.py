@@ -167,6 +167,9 @@ DESCRIPTIVE_PROPS = frozenset({
     "organization", "company", "companies", "source", "sources", "related", "links", "see-also"})
 CATEGORY_MIN_SHARE = 0.2      # another property: carried by at least this share of the vault's notes ...
 CATEGORY_MIN_PER_TARGET = 3   # ... with at least this many notes per target on average (few classes)
+NAMED_KINDS = ("category", "map of maps")  # entry kinds a note has only by being named by other notes
+CATEGORY_FOLDER_MIN = 3       # a folder holding this many category notes, at least ...
+CATEGORY_FOLDER_SHARE = 0.5   # ... this share of its notes, is the vault's categories folder
 CATEGORY_MIN_MEMBERS = 2      # a classification property is the vault's category system when one of its
                               # targets is shared by this many notes; then every note it names is a
                               # category, however few its members (one the owner set up and has filed
@@ -224,15 +227,19 @@ PUBLISH_OPTIONS = "site-options.json"  # Obsidian Publish's site options as a va
 
 def app_settings(vault: str | None, dialect: str) -> dict:
     """What the vault's app says about its entry points and folders, read from its own settings:
-    {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...]}.
+    {"home": [names or paths], "favorites": [...], "journal_folders": [...], "template_folders": [...],
+    "vault_roots": [...]} (a Dendron workspace's vault folders, each a vault's root).
     vault/appsettings.py reads them (entry_pages, daily_notes, templates_folder), and Obsidian
     Publish's site options (PUBLISH_OPTIONS) name the site's home page: a few small files, read when
     hubs are ranked (after the index changes)."""
     from ..vault import appsettings
 
-    out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": []}
+    out: dict[str, list[str]] = {"home": [], "favorites": [], "journal_folders": [], "template_folders": [],
+                                 "vault_roots": []}
     if not vault:
         return out
+    if dialect == "dendron":
+        out["vault_roots"] = appsettings.dendron_vaults(vault, notes=False)
     out.update(appsettings.entry_pages(vault, dialect))
     publish = appsettings.read_json(os.path.join(vault, PUBLISH_OPTIONS))
     if isinstance(publish, dict) and isinstance(publish.get("indexFile"), str) and publish["indexFile"].strip():
@@ -270,6 +277,27 @@ def _categories(prop_links: dict[str, dict[str, set[str]]], n_notes: int) -> dic
         for t, srcs in targets.items():
             out[t] = max(out.get(t, 0), len(srcs))
     return out
+
+
+def _category_folder_notes(cats: dict[str, int], prop_links: dict[str, dict[str, set[str]]],
+                           direct: dict[str, int]) -> dict[str, int]:
+    """The other notes of the vault's categories folder -> how many notes name them through any property.
+    A folder where the category notes live (CATEGORY_FOLDER_MIN of them, CATEGORY_FOLDER_SHARE of its
+    notes: kepano's `Categories/`) is where its owner keeps categories: a note there that notes name
+    through a property that only describes (`topics: [[Writing]]`) is a category all the same."""
+    per_folder: dict[str, int] = {}
+    for t in cats:
+        f = t[:t.rfind("/") + 1]
+        per_folder[f] = per_folder.get(f, 0) + 1
+    folders = {f for f, n in per_folder.items() if f and n >= CATEGORY_FOLDER_MIN
+               and n >= CATEGORY_FOLDER_SHARE * direct.get(f, 0)}
+    out: dict[str, set[str]] = {}
+    if folders:
+        for targets in prop_links.values():
+            for t, srcs in targets.items():
+                if t not in cats and t[:t.rfind("/") + 1] in folders:
+                    out.setdefault(t, set()).update(srcs)
+    return {t: len(srcs) for t, srcs in out.items()}
 
 
 def _in_templates(low: str, template_folders: tuple[str, ...], dialect: str) -> bool:
@@ -316,10 +344,14 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     date_named = _JOURNAL_NAME_RE.search
     notes: dict[str, tuple] = {}   # path -> (hub, title): every note but journals and templates,
                                    # and the notes that make up a folder's, hierarchy's or category's reach
-    for path, typ, hub, private, title in conn.execute(
-            "SELECT path, type, hub, private, display_title FROM notes WHERE skipped = 0"):
+    empty: set[str] = set()        # notes with nothing in them (see `add`)
+    for path, typ, hub, private, title, blank in conn.execute(
+            "SELECT path, type, hub, private, display_title, body_chars = 0 AND coalesce(props, '{}') IN ('', '{}') "
+            "FROM notes WHERE skipped = 0"):
         if private and not include_private or typ == "journal":
             continue
+        if blank:
+            empty.add(path)
         name_at = path.rfind("/") + 1
         if date_named(path, name_at):  # a journal by its name
             continue
@@ -350,7 +382,9 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     reach: dict[str, int] = {}
 
     def add(path: str, kind: str, weight: float, r: int = 0) -> None:
-        if path in notes:
+        # an empty note is no way in however many notes name it (NAMED_KINDS): the file a click on a
+        # link to no note leaves behind (Obsidian creates it empty), a name kept for later
+        if path in notes and not (kind in NAMED_KINDS and path in empty):
             e = evidence.setdefault(path, {})
             e[kind] = max(e.get(kind, weight), weight)
             reach[path] = max(reach.get(path, 0), r)
@@ -360,8 +394,13 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     for path, (hub, title) in notes.items() if app["home"] or app["favorites"] else ():
         for n in {_norm(title or _stem(path)), _norm(_stem(path).replace("___", "/"))}:
             by_name.setdefault(n, path)
+    # a Dendron workspace keeps each vault in a folder (often a repository of its own): its README is
+    # that vault's front page, and its root note its hierarchy's top; a note named Index there is a
+    # hierarchy like any other
+    roots = set(app["vault_roots"]) - {""}
     homes = [p for p in notes if "/" not in p and _name(_stem(p)) in HOME_NAMES
-             or dialect == "dendron" and _stem(p) == "root"]  # a workspace keeps each vault in a folder
+             or dialect == "dendron" and (_stem(p) == "root" or p[:max(0, p.rfind("/"))] in roots
+                                          and _name(_stem(p)) == "readme")]
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
     homes += [h if h.endswith(".md") else h + ".md" for h in app["home"] if "/" in h]
     if not homes and not app["favorites"] and dialect not in ("logseq", "dendron"):
@@ -428,7 +467,10 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             "AND target IS NOT NULL AND src != target"):
         if src in notes:
             prop_links.setdefault(prop, {}).setdefault(target, set()).add(src)
-    for t, members in _categories(prop_links, len(notes)).items():
+    cats = _categories(prop_links, len(notes))
+    for t, members in _category_folder_notes(cats, prop_links, direct).items():
+        cats.setdefault(t, members)
+    for t, members in cats.items():
         add(t, "category", CATEGORY_WEIGHT, members)
     # the map the owner's maps point up to through a property (`topics: [[AI]]`, `up: [[Home]]` on
     # maps tagged moc): a map of maps, whatever the property, with the notes naming it as its reach

@@ -955,8 +955,10 @@ def with_context(ws: list[str], p: dict) -> bool:
 # ("Obsidian Headless" for `obsidian-headless`, `notes.daily.2022-11-16.stock-trading-spreadsheet`)
 # when that name has at least NAMED_MIN_WORDS words (one word, "Sync" or "Dendron", names a topic, not
 # a repository), and the notes that cite a repository of that name by its address on a code host
-# (cited_repos: `github.com/SkepticMystic/breadcrumbs`), at least REPO_NOTES times in all. The brief
-# lists at most NAMED_NOTES of them.
+# (cited_repos: `github.com/SkepticMystic/breadcrumbs`), at least REPO_NOTES times in all. A note of a
+# one-word name names the folder too when it cites the repository of that name itself (Dendron's
+# `soln.typedb` with `hasRepository https://github.com/vaticle/typedb`): named for it and citing it, it
+# is about that repository. The brief lists at most NAMED_NOTES of them.
 NAMED_MIN_WORDS = 2
 NAMED_NOTES = 5
 
@@ -974,6 +976,7 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
     mentions first (a journal's too: "worked on github.com/acme/x today"). Private notes name
     nothing; the catalog's projects are detect's. A name of digits only (a date) names no folder."""
     own: dict[str, list[str]] = {}
+    one_word: dict[str, list[str]] = {}  # named in one word: a folder's note only if it cites that repository
     paths: list[str] = []  # every public note, sorted: a Dendron note's children follow it (`x.md`, `x.y.md`)
     kinds = property_targets(conn, KIND_PROPS)
     for (path,) in conn.execute("SELECT path FROM notes WHERE private = 0 ORDER BY path"):
@@ -983,9 +986,8 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
             stem = stem.rsplit(".", 1)[-1]
         ws = words(stem)
         # a kind (`type: [[Software Project]]`, a note named for projects) is no working folder's note
-        if len(ws) >= NAMED_MIN_WORDS and any(not w.isdigit() for w in ws) and path not in kinds \
-                and not any(w in PROJECT_WORDS for w in ws):
-            own.setdefault(key(stem), []).append(path)
+        if ws and any(not w.isdigit() for w in ws) and path not in kinds and not any(w in PROJECT_WORDS for w in ws):
+            (own if len(ws) >= NAMED_MIN_WORDS else one_word).setdefault(key(stem), []).append(path)
     cited: dict[str, dict[str, int]] = {}
     for path, body, props in conn.execute(
             "SELECT n.path, f.body, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
@@ -995,6 +997,10 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
             if k:
                 by = cited.setdefault(k, {})
                 by[path] = by.get(path, 0) + 1
+    for k, ps in one_word.items():
+        citing = [p for p in ps if p in cited.get(k, ())]
+        if citing:
+            own.setdefault(k, []).extend(citing)
     if dialect == "dendron":  # a note named for the folder brings its hierarchy (`….stock-trading-spreadsheet.q1`)
         import bisect
 

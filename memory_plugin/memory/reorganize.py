@@ -850,7 +850,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             continue  # a day's journal, written or not
         if folded in stubs:
             continue  # a Dendron hierarchy node without a file of its own
-        intended, why, fix, mdmd = None, "", None, False
+        intended, why, fix, mdmd, leaf = None, "", None, False, False
         if folder and not _vault_folder(folder, vs, top_folders):
             continue
         attached = sorted(set(stems.get(T.fold(target.replace("\\", "/").lstrip("/")), ())))
@@ -898,11 +898,15 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                 why = f"`{name}` is {intended} spelled another way" if how != "typo" else \
                     f"`{name}` is one letter off the name of {intended}" + (
                         ", and not a word the vault's notes use" if len(T.WORD_RE.findall(folded)) == 1 else "")
+                if vs.dialect == "dendron" and T.fold(intended.rsplit("/", 1)[-1][:-3]).rsplit(".", 1)[-1] == folded:
+                    leaf = True
+                    why = f"`{name}` is the last part of the name of {intended}, and Dendron finds a note by its whole name"
         if not intended or intended not in by_path or intended in from_notes:
             continue  # (a link is never pointed at the note that holds it)
         link = M.link_name(conn, intended)
         action = None
-        stub = None if fix or folder else _stub_path(target, intended)
+        # (never in Dendron: a note named `x` beside `a.x` is a new hierarchy of its own, a second note of one thing)
+        stub = None if fix or folder or vs.dialect == "dendron" else _stub_path(target, intended)
         if stub:
             action = {"op": "create", "path": stub, "text": _stub_text(intended, by_path[intended])}
         p = {"kind": "dangling", "title": f"[[{target}]] ({src}) has no note", "notes": from_notes,
@@ -912,7 +916,9 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         # one cause, one proposal: notes whose file name ends in .md twice; links into a folder that is gone
         # ... and links that name notes by their aliases (one habit of the owner's, not one slip each)
         key = ("md.md",) if mdmd else ("moved", T.fold(folder)) if why.startswith("no `") else \
-            ("alias",) if fix else None
+            ("alias",) if fix else ("leaf",) if leaf else None
+        if leaf:
+            p["suggestion"] = f"write the link with the note's whole name: [[{target}|{link}]]"
         if key is None:
             out.append(p)
         else:
@@ -927,6 +933,12 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             title = f"{len(group)} links name notes by an alias, which links do not follow: {names}"
             fix = "point each at its note with the alias as its label: " + ", ".join(
                 f"[[{M.link_name(conn, p['intended'])}|{p['target']}]]" for p in group[:3]) + \
+                (" …" if len(group) > 3 else "")
+        elif key[0] == "leaf":
+            title = (f"{len(group)} links name a note by the last part of its dotted name, and Dendron finds a note "
+                     f"only by its whole name: {names}")
+            fix = "write each with its whole name, the old one as its label: " + ", ".join(
+                f"[[{p['target']}|{M.link_name(conn, p['intended'])}]]" for p in group[:3]) + \
                 (" …" if len(group) > 3 else "")
         elif key[0] == "ext":
             title = f"{len(group)} links name a file without its extension, so they open no file: {names}"

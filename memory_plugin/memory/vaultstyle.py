@@ -324,6 +324,16 @@ _STYLE_FIELDS = ("dialect", "notes", "keys", "schema", "constants", "empty", "ca
                  "new_note_folder", "home_folder", "own_layout", "links_properties")
 
 
+def _new_note_folder(vault: str, dialect: str) -> str | None:
+    """Where the app puts a new note: the folder its settings name, or in a Dendron workspace the vault
+    the owner writes in (appsettings.dendron_write_vault: never beside the vaults, where Dendron would
+    not see the note)."""
+    from ..vault import appsettings
+
+    folder = appsettings.new_note_folder(vault, dialect)
+    return appsettings.dendron_write_vault(vault) if folder is None and dialect == "dendron" else folder
+
+
 def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     """`measure`, made again when the settings it reads change, or the index is rebuilt, or its note
     count moves by more than about 1% (derived.SHARE_BITS): `remember` at 10,000 notes spent a third
@@ -334,7 +344,7 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     dialect = cfg.values.get("dialect", "plain")
     vault = str(cfg.vault)
     # what `measure` reads besides the notes (whose changes move the index's state): the settings
-    inputs = [dialect, appsettings.new_note_folder(vault, dialect), cfg.journal_folder,
+    inputs = [dialect, _new_note_folder(vault, dialect), cfg.journal_folder,
               appsettings.templates_folder(vault, dialect), _files_by_kind(cfg),
               [_mtime(os.path.join(vault, f)) for f in DAILY_SETTINGS]]
 
@@ -367,7 +377,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
     st.dialect = cfg.values.get("dialect", "plain")
     st.own_layout = st.dialect != "plain"  # a folder no app marked shows it by its notes, measured below
     vault = str(cfg.vault)
-    st.new_note_folder = appsettings.new_note_folder(vault, st.dialect)
+    st.new_note_folder = _new_note_folder(vault, st.dialect)
     daily = appsettings.daily_notes(vault, st.dialect)
     skip = tuple(f + "/" for f in (daily.home if daily else None, cfg.journal_folder.strip("/"),
                                    appsettings.templates_folder(vault, st.dialect)) if f)

@@ -412,6 +412,55 @@ def new_note_folder(vault: str | os.PathLike | None, dialect: str) -> str | None
     return None
 
 
+def dendron_vaults(vault: str, notes: bool = True) -> list[str]:
+    """The note folders of a Dendron workspace, as its `dendron.yml` lists them (`workspace.vaults`,
+    each `fsPath` relative to the workspace; a self-contained vault keeps its notes in `notes/`), those
+    that exist, in the file's order; "" for the workspace's own root. With `notes` False, the vaults'
+    own folders (a self-contained vault's root, not its `notes/`)."""
+    text = _read(os.path.join(vault, "dendron.yml"))
+    if not text:
+        return []
+    import yaml  # here: only a Dendron workspace's write path needs it
+
+    try:
+        conf = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    ws = conf.get("workspace") if isinstance(conf, dict) else None
+    out = []
+    for v in (ws.get("vaults") if isinstance(ws, dict) else None) or []:
+        if not isinstance(v, dict) or not isinstance(v.get("fsPath"), str):
+            continue
+        rel = os.path.normpath(v["fsPath"].strip()).replace(os.sep, "/")
+        if v.get("selfContained") and notes:
+            rel = os.path.normpath(os.path.join(rel, "notes")).replace(os.sep, "/")
+        rel = "" if rel == "." else rel
+        if rel.startswith("../") or rel == ".." or os.path.isabs(rel):
+            continue  # a vault outside the workspace: not this vault's to write in
+        if os.path.isdir(os.path.join(vault, rel)) and rel not in out:
+            out.append(rel)
+    return out
+
+
+def dendron_write_vault(vault: str | os.PathLike | None) -> str | None:
+    """Where Dendron would put a new note of the owner's: the workspace's one vault, or of several the one
+    holding the most notes (Dendron asks which vault on create; the owner writes in the vault where
+    their notes are, the others hold schemas, classes or shared pages). None without a dendron.yml."""
+    if vault is None:
+        return None
+    vault = str(vault)
+    vaults = dendron_vaults(vault)
+    if len(vaults) <= 1:
+        return vaults[0] if vaults else None
+
+    def notes(rel: str) -> int:
+        try:
+            return sum(1 for e in os.scandir(os.path.join(vault, rel)) if e.name.endswith(".md"))
+        except OSError:
+            return 0
+    return max(vaults, key=notes)  # max keeps the first listed on a tie
+
+
 def templates_folder(vault: str | os.PathLike | None, dialect: str) -> str | None:
     """The owner's templates folder: Templater's `templates_folder`, else the core Templates plugin's
     `folder`; Foam's `.foam/templates`."""
