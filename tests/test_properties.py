@@ -141,6 +141,33 @@ def test_property_words_are_evidence_the_answer_is_not_nothing(tmp_path):
     assert items and items[0]["path"] == "Blade Runner.md"
 
 
+def test_a_fact_in_the_properties_of_a_long_note_is_found_whatever_its_length(tmp_path):
+    """BM25 weighs a row against the whole note: a book's `year: 1923` above pages of highlights
+    counts for little there. The filed list weighs property values by themselves: the book is its
+    first note, above short notes whose properties hold only "book", and the answer shows it with
+    the property that holds the fact."""
+    from memory_plugin.search import retrieve as R
+
+    highlights = "".join(f"> Highlight {i}: advertising is salesmanship, and every ad must sell.\n\n" for i in range(400))
+    notes = {"Books/Scientific Advertising.md": "---\ncategories: [\"[[Books]]\"]\nyear: 1923\n---\n" + highlights}
+    notes.update({f"Notes/n{i}.md": f"The library on topic {i}.\n" for i in range(3)})
+    notes.update({f"Books/b{i}.md": f"---\ncategories: [\"[[Books]]\"]\nyear: {1950 + i}\n---\nA book.\n" for i in range(8)})
+    notes.update({f"Garden/g{i}.md": f"Tomatoes and basil, bed {i}.\n" for i in range(30)})
+    cfg = built(tmp_path, notes)
+    conn = I.open_index(cfg)
+    try:
+        content = ["book", "library", "came", "1923"]
+        weights = R.idf_weights(conn, content, conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+        ranked, why = R.filed(conn, content, None, weights)
+    finally:
+        conn.close()
+    assert ranked[0][0] == "Books/Scientific Advertising.md" and ranked[0][1] > ranked[1][1] > 0, ranked[:3]
+    assert "in the property year (1923)" in why[ranked[0][0]] and not any(p.startswith("Notes/") for p, _ in ranked)
+    items = ask(cfg, "which book in my library came out in 1923?")
+    it = next(it for it in items if it["path"] == "Books/Scientific Advertising.md")
+    assert any("in the property year (1923)" in w for w in it["why"]), it["why"]
+
+
 def test_inline_fields_are_searchable(tmp_path):
     notes = {"Garden.md": "Notes on the garden.\n\n- [planted:: marigolds] by the fence\n", **OTHER}
     cfg = built(tmp_path, notes)

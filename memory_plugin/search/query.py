@@ -284,6 +284,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
         if semantic:
             R.preload(cfg, conn)  # the model loads while the words are searched
         ask = R.Ask(cfg, conn, text, q["words"], q["content"], type_, semantic)
+        if idf is not None and all(w in idf for w in q["content"]):
+            ask.weights = idf
         for r in R.RETRIEVERS:
             if not r.after_fusion and (found := r.run(ask)) is not None:
                 ask.found[r.name] = found
@@ -308,6 +310,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                       agree=bool(top_lex and top_sem) and (top_lex[0] in top_sem or top_sem[0] in top_lex))
         if q["content"]:
             topic = [w for w in q["content"] if w not in T.HISTORY_WORDS and w not in T.STATUS_WORDS]
+            idf = idf if idf is not None else ask.weights  # the filed list counted them already
             if idf is not None and all(w in idf for w in topic):
                 weights = {w: idf[w] for w in dict.fromkeys(topic)}  # idf_weights' order
             else:
@@ -325,7 +328,8 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 ev["named_known"] = max((sum(weights[w][0] for w in dict.fromkeys(ws) if w in weights and weights[w][1])
                                          / mass for ws in ask.named.values()), default=0.0) if mass else 0.0
                 if mass and ev["known"] >= ABSTAIN["named_known_floor"]:
-                    ev["filed_known"] = filed_share(conn, [h[0] for h in lex[:5]], weights, mass)
+                    ev["filed_known"] = filed_share(conn, list(dict.fromkeys(
+                        [h[0] for h in lex[:5]] + [p for p, _ in ask.found.get("filed", ([], {}))[0][:5]])), weights, mass)
         res["evidence"] = ev
         if abstain(ev, abstention):
             return pack(res, [], budget, as_json)

@@ -38,6 +38,14 @@ DEPTH = 50  # how many candidates each retriever hands to the fusion
 PROPS_WEIGHT = 2.0
 BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.0, 1.0, PROPS_WEIGHT)
 FTS5_DEFAULT_WEIGHTS = (1.0,) * 7  # what bm25(fts) gives each column when called without weights
+# The `filed` list: notes by the share of the question's idf mass their property values hold (what the
+# owner filed as facts about a note; titles, aliases and tags are short and found as names already).
+# BM25 weighs a row against the whole note's length, so a fact in the properties of a long note (a
+# book's `year: 1923` above 16,000 characters of highlights) counts for little there; here the note's
+# length does not matter. FILED_CANDIDATES: the notes whose
+# filed text has one of the words, read and weighed (the best by BM25 over those columns first).
+FILED_CANDIDATES = 400
+FILED_WEIGHT = 0.5  # its share in the fusion (the words' two lists together weigh 1.0, a name the question holds 1.0)
 PROP_WHY_CHARS = 80  # a property line in `why` is cut to this many characters
 # What a property line in `why` shows of its value: the words a reader sees, as a summary shows them
 # (vault/notes.py clean_summary; the parser is not imported here, as the prompt hook never loads it,
@@ -332,6 +340,38 @@ def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_:
     return [(p, found[p][0]) for p in ranked], {p: found[p][1] for p in ranked}
 
 
+def filed(conn: sqlite3.Connection, content: list[str], type_: str | None, weights: dict[str, tuple[float, int]],
+          label_first: bool = False) -> tuple[list[tuple[str, float]], dict]:
+    """Notes whose property values hold the question's words, by the share of the idf mass of its
+    words some note has that they hold there (`weights`: idf_weights) ->
+    ([(path, share)] best first, {path: why}); see FILED_CANDIDATES."""
+    known = [w for w in dict.fromkeys(content) if weights.get(w, (0.0, 0))[1]]
+    mass = sum(weights[w][0] for w in known)
+    if not known or mass <= 0:
+        return [], {}
+    rows = conn.execute(
+        "SELECT n.path, f.title, f.aliases, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
+        "WHERE fts MATCH ? AND n.private = 0 AND n.skipped = 0 ORDER BY bm25(fts, 0, 0, 0, 0, 0, 0, 1.0) LIMIT ?",
+        ["{props}: (" + " OR ".join(T.fts_term(w) for w in known) + ")", FILED_CANDIDATES]).fetchall()
+    rx = {w: T.term_regex(w) for w in known}
+    scored: dict[str, tuple[float, list[str], tuple]] = {}
+    for path, title, aliases, props in rows:
+        hay = T.fold(props or "")
+        has = [w for w in known if rx[w].search(hay)]
+        if has:
+            scored[path] = (sum(weights[w][0] for w in has) / mass, has, (props, T.fold(f"{title or ''}\n{aliases or ''}")))
+    ok = public(conn, list(scored), type_, by="path")
+    ranked = sorted((p for p in scored if p in ok), key=lambda p: (-scored[p][0], p))[:DEPTH]
+    why = {}
+    for p in ranked:
+        share, has, (props, named) = scored[p]
+        line = prop_line(props, [(rx[w], 1 / max(1, weights[w][1])) for w in has], named, label_first) if props else ""
+        kv = re.match(r"([^:]+?)::? (.+)", line) if line else None
+        if kv:
+            why[p] = f"matched {', '.join(f'`{w}`' for w in has[:6])} in the property {kv[1]} ({kv[2]})"
+    return [(p, scored[p][0]) for p in ranked], why
+
+
 def graph(conn: sqlite3.Connection, seeds: list[tuple[str, float]], type_: str | None) -> tuple[list[tuple[str, float]], dict]:
     """Neighbours of the seeds [(path, fused score)] (not the seeds themselves: they were found
     already), best first, each scored by spreading the seed's score (relative to the best seed) over
@@ -479,7 +519,7 @@ class Ask:
     """One question as the retrievers see it, and what they leave for the answer: `found` (name ->
     (ranked [(path, score)], {path: why})) and each one's own extras (`hits`, `tops`, `sem`...)."""
     __slots__ = ("cfg", "conn", "text", "words", "content", "type_", "semantic", "seeds", "found", "hits",
-                 "tops", "sem", "close", "stats", "notice", "complete", "named")
+                 "tops", "sem", "close", "stats", "notice", "complete", "named", "weights")
 
     def __init__(self, cfg, conn: sqlite3.Connection, text: str, words: list[str], content: list[str],
                  type_: str | None, semantic: bool = True):
@@ -494,6 +534,7 @@ class Ask:
         self.close: set[str] = set()     # ... of those, the notes closer than usual (SEMANTIC_EVIDENCE_Z)
         self.stats: dict = {}
         self.notice, self.complete = "", False
+        self.weights: dict[str, tuple[float, int]] | None = None  # the content words' (idf, df): idf_weights
 
 
 def _words(forms: bool):
@@ -509,6 +550,14 @@ def _words(forms: bool):
 
 def _names(a: Ask):
     return names(a.conn, a.words, a.content, a.type_, a.named)
+
+
+def _filed(a: Ask):
+    if a.weights is None:
+        n_notes = a.conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
+        a.weights = idf_weights(a.conn, a.content, n_notes)
+    dendron = a.cfg is not None and a.cfg.values.get("dialect") == "dendron"
+    return filed(a.conn, a.content, a.type_, a.weights, label_first=dendron)
 
 
 def _semantic(a: Ask):
@@ -566,6 +615,7 @@ RETRIEVERS = (
     Retriever("lexical", _words(False), 2 / 3, scaled=True, words=True, why_rank=2, shadowed_by="forms"),
     Retriever("forms", _words(True), 1 / 3, scaled=True, words=True, why_rank=1),
     Retriever("names", _names, 1.0, words=True, why_rank=0),
+    Retriever("filed", _filed, FILED_WEIGHT, words=True, why_rank=1, shadowed_by="forms"),
     Retriever("semantic", _semantic, 1.0, scaled=True, why_rank=3),
     Retriever("graph", _graph, 1.0, weight_lexical=0.5, after_fusion=True, why_rank=4),
 )
