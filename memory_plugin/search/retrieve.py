@@ -45,7 +45,11 @@ FTS5_DEFAULT_WEIGHTS = (1.0,) * 7  # what bm25(fts) gives each column when calle
 # length does not matter. FILED_CANDIDATES: the notes whose
 # filed text has one of the words, read and weighed (the best by BM25 over those columns first).
 FILED_CANDIDATES = 400
-FILED_WEIGHT = 0.5  # its share in the fusion (the words' two lists together weigh 1.0, a name the question holds 1.0)
+FILED_WEIGHT = 1.0  # a note all of whose question words are in its properties weighs what the words' best note does
+# The lists that read the same words of a note (fuse): its evidence from them is the stronger reading,
+# the words' two BM25 lists together or the filed list, never their sum (a short note's property words
+# are in its BM25 score already)
+SAME_WORDS = ("lexical", "forms", "filed")
 PROP_WHY_CHARS = 80  # a property line in `why` is cut to this many characters
 # What a property line in `why` shows of its value: the words a reader sees, as a summary shows them
 # (vault/notes.py clean_summary; the parser is not imported here, as the prompt hook never loads it,
@@ -466,7 +470,8 @@ def fuse(cands: dict[str, Cand], semantic: bool = True, floors: dict[str, float]
     they are (already 0..1: the share of the question named, the spread seed score). `semantic`:
     whether the semantic list took part (a retriever's `weight_lexical` applies when not). `floors`:
     a list's lowest value for the scaling when its tail was left out (`lexical_floors`). CombSUM beat
-    Reciprocal Rank Fusion on bench/dev with and without semantic."""
+    Reciprocal Rank Fusion on bench/dev with and without semantic. The lists of SAME_WORDS count
+    once: the stronger of the words' lists and the filed list."""
     span: dict[str, tuple[float, float]] = {n: (v, v) for n, v in (floors or {}).items()}
     for c in cands.values():
         for n, v in c.raw.items():
@@ -475,12 +480,17 @@ def fuse(cands: dict[str, Cand], semantic: bool = True, floors: dict[str, float]
     weight = {r.name: r.weight if semantic or r.weight_lexical is None else r.weight_lexical for r in RETRIEVERS}
     scaled = {r.name for r in RETRIEVERS if r.scaled}
     for c in cands.values():
-        total = 0.0
+        total, words, filed_ = 0.0, 0.0, 0.0
         for n, v in c.raw.items():
             lo, hi = span[n]
             x = ((v - lo) / (hi - lo) if hi > lo else 1.0) if n in scaled else v
-            total += weight[n] * x
-        c.fused = total
+            if n == "filed":
+                filed_ = weight[n] * x
+            elif n in SAME_WORDS:
+                words += weight[n] * x
+            else:
+                total += weight[n] * x
+        c.fused = total + max(words, filed_)
 
 
 # ---------------------------------------------------------------- the retrievers, in one table
