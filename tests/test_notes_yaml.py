@@ -35,6 +35,7 @@ FAST = [
     "dup: 1\nother: 2\ndup: 3\n",
     "title: 知识图谱 ünïcödé\n",
     "status: open\nproject: '[[Beacon]]'\nrel: \"[[A]], [[B]]\"\n",
+    "confidence: 0.7\nweight: 10.50\nlead: 007.5\nnums: [0.25, 1.0]\n",  # plain decimals: floats
     "created: 2023-02-29\n",  # not a date: PyYAML raises, so the fast path must not answer
 ]
 

@@ -68,11 +68,14 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
         near = dict(dupes_sem.similar(mat, vec, paths, dupes.SEM_CANDIDATE)[:40])
     if not ids and not near:
         return []
+    if near:  # the notes closest in meaning join the FTS candidates by their ids
+        ids = list(dict.fromkeys([*ids, *(r[0] for r in conn.execute(
+            f"SELECT id FROM notes WHERE path IN ({','.join('?' * len(near))})", list(near)))]))
+    # one `n.id IN (...)`: with an OR of two lists SQLite scanned the whole FTS table (15 ms at 10k notes)
     rows = conn.execute(
         f"SELECT n.path, n.title, n.display_title, n.type, n.project, n.summary, f.body, n.hash FROM notes n "
-        f"JOIN fts f ON f.rowid = n.id WHERE (n.id IN ({','.join('?' * len(ids))}) OR n.path IN "
-        f"({','.join('?' * len(near))})) AND n.private = 0 AND n.type != 'journal' AND n.skipped = 0",
-        [*ids, *near]).fetchall()
+        f"JOIN fts f ON f.rowid = n.id WHERE n.id IN ({','.join('?' * len(ids))}) "
+        f"AND n.private = 0 AND n.type != 'journal' AND n.skipped = 0", ids).fetchall()
     idf = dupes.Idf.from_index(conn)
     names = dupes.project_names(conn)
     me = dupes.Doc(me.title, me.type, dupes.canon_project(me.project, names), me.summary, me.body, me.titles)
