@@ -80,12 +80,15 @@ def find_similar(conn: sqlite3.Connection, me: "dupes.Doc", exclude: Iterable[st
     names = dupes.project_names(conn)
     me = dupes.Doc(me.title, me.type, dupes.canon_project(me.project, names), me.summary, me.body, me.titles)
     ex = set(exclude)
+    others = [dupes.Doc(t, typ, dupes.canon_project(project, names), summary or "", body or "",
+                        (dt,) if dt != t else (), path, h)
+              for path, t, dt, typ, project, summary, body, h in rows if path not in ex]
+    if not sem:  # the lexical judge: candidates too far from the note to be judged anything are not judged
+        others = [o for o in others if not dupes.beyond_reach(me, o)]
+    idf.prefetch(w for d in (me, *others) for w in (*d.title_terms().values(), *(r for _, r in d.text_tokens())))
     out = []
-    for path, t, dt, typ, project, summary, body, h in rows:
-        if path in ex:
-            continue
-        other = dupes.Doc(t, typ, dupes.canon_project(project, names), summary or "", body or "",
-                          (dt,) if dt != t else (), path, h)
+    for other in others:
+        path, dt, typ = other.path, other.titles[0] if other.titles else other.title, other.type
         v = dupes.judge(me, other, idf, newer=True)
         if sem:
             cos = near.get(path)
