@@ -101,6 +101,6 @@ def test_every_fixture_and_generated_frontmatter(tmp_path):
 
 def test_hard_ascii_characters_are_those_of_the_full_pattern():
     """_YAML_HARD_ASCII (simple_yaml's check for ASCII text) finds exactly the ASCII characters
-    _YAML_HARD finds."""
+    _YAML_HARD_PATTERN finds."""
     chars = "".join(map(chr, range(128)))
-    assert [m.start() for m in N._YAML_HARD_ASCII.finditer(chars)] == [m.start() for m in N._YAML_HARD.finditer(chars)]
+    assert [m.start() for m in N._YAML_HARD_ASCII.finditer(chars)] == [m.start() for m in N._yaml_hard().finditer(chars)]
