@@ -134,14 +134,21 @@ def same_name(conn: sqlite3.Connection, name: str, dialect: str = "") -> list[st
     file's name except in Logseq) and the few named with other characters are all that can match, not
     every file of the vault (45 ms at 10,000 notes)."""
     key = textutil.fold(name) + ".md"
+    return sorted(p for p, k in _name_rows(conn, key, dialect) if k == key)
+
+
+def _name_rows(conn: sqlite3.Connection, key: str, dialect: str, prefix: bool = False) -> list[tuple[str, str]]:
+    """(path, folded file name) of the files `same_name` reads for `key` (a folded name with .md), or
+    with `prefix` for every key starting with `key`."""
     if key.isascii() and dialect != "logseq":
         # a name with a character beyond ASCII is longer in bytes than in characters: 3 ms at 10,000
         # files, where a GLOB for one read 11
-        rows = conn.execute("SELECT path FROM files WHERE name_lc = ? OR (name_lc LIKE '%.md' AND "
-                            "length(name_lc) != length(CAST(name_lc AS BLOB)))", (key,))
+        rows = conn.execute("SELECT path FROM files WHERE " + (
+            "(name_lc >= ? AND name_lc < ?)" if prefix else "name_lc = ?") + " OR (name_lc LIKE '%.md' AND "
+            "length(name_lc) != length(CAST(name_lc AS BLOB)))", (key, key + "\U0010ffff") if prefix else (key,))
     else:
         rows = conn.execute("SELECT path FROM files WHERE name_lc LIKE '%.md'")
-    return sorted(p for (p,) in rows if textutil.fold(p.rsplit("/", 1)[-1]) == key)
+    return [(p, textutil.fold(p.rsplit("/", 1)[-1])) for (p,) in rows]
 
 
 # ---------------------------------------------------------------- file names and writing
@@ -354,9 +361,15 @@ def remember(cfg: Config, *, type_: str, title: str, summary: str, tags: Iterabl
                 raise DuplicateNote(f"near-duplicate of {names}: use --merge NOTE to add to it, "
                                     "--supersedes NOTE to replace it, or --force to write anyway")
             base, n = name, 2
+            if taken:  # the numbered names' files read once (a query and a folder listing each: 5 ms)
+                start = textutil.fold(base) + " "
+                indexed = _name_rows(conn, start, style.dialect, prefix=True)
+                on_disk = vaultstyle.names_on_disk(cfg, folder)
             while taken:
                 name = f"{base} {n}"
-                taken = same_name(conn, name, style.dialect) + vaultstyle.same_name_on_disk(cfg, folder, name)
+                key = textutil.fold(name) + ".md"
+                taken = (sorted(p for p, k in indexed if k == key) if key.startswith(start)
+                         else same_name(conn, name, style.dialect)) + [p for p, k in on_disk if k == key]
                 n += 1
             rel = f"{folder}/{name}.md" if folder else f"{name}.md"
             full = inside_vault(cfg, rel)
