@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
 
         code = cli_lean.main(argv)
         if code is not None:
+            if console and cli_lean.ran in cli_lean.QUICK_EXIT:
+                quick_exit(code)
             return code
     from .cli.main import run
 

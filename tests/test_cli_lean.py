@@ -235,3 +235,20 @@ def test_the_plain_remember_never_imports_click(vault, tmp_path):
     assert r.returncode == 0 and "Usage: memory-plugin remember" in r.stdout
     r = run_cli("remember", "--type", "learning")
     assert r.returncode == 2 and r.stderr.startswith("Error: Missing option")
+
+
+def test_a_remember_process_ends_without_teardown(vault, tmp_path):
+    """The console's plain remember ends by quick_exit (no exit handler, no thread is left), output
+    flushed; any other form ends as before."""
+    assert run_cli("--vault", str(vault), "--cache-dir", str(tmp_path / "c"), "rebuild").returncode == 0
+    code = ("import os, sys; real = os._exit\n"
+            "os._exit = lambda c: (sys.stderr.write('quick exit\\n'), sys.stderr.flush(), real(c))\n"
+            "sys.argv = ['memory-plugin'] + sys.argv[1:]\n"
+            "from memory_plugin.__main__ import main; sys.exit(main())\n")
+    base = [sys.executable, "-c", code, "--vault", str(vault), "--cache-dir", str(tmp_path / "c")]
+    r = subprocess.run(base + ["remember", *REMEMBER, "--json"], capture_output=True, text=True)
+    assert r.returncode == 0 and '"action": "created"' in r.stdout and r.stderr == "quick exit\n", r.stderr
+    r = subprocess.run(base + ["remember", *REMEMBER], capture_output=True, text=True)  # refused: exit code kept
+    assert r.returncode == 2 and r.stderr.startswith("Error: ") and r.stderr.endswith("quick exit\n")
+    r = subprocess.run(base + ["query", "orchids"], capture_output=True, text=True)
+    assert r.returncode == 0 and "quick exit" not in r.stderr
