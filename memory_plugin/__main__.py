@@ -1,5 +1,5 @@
 """Entry point. `memory-plugin hook ...` takes a lean path that never imports click or networkx, and so
-does the plain form of `memory-plugin query` (cli/lean.py)."""
+do the plain forms of `memory-plugin query` and `memory-plugin remember` (cli/lean.py)."""
 from __future__ import annotations
 
 import sys
@@ -46,11 +46,13 @@ def main(argv: list[str] | None = None) -> int:
             return code
         # `hook --help`, no event, an unknown one, extra arguments, a terminal on stdin: the click
         # command explains (usage errors exit 2) and no hook error is recorded.
-    if "query" in argv[:7]:  # the plain forms of `query` skip click (cli/lean.py); None: they are not
+    if "query" in argv[:7] or "remember" in argv[:7]:  # their plain forms skip click (cli/lean.py); None: not
         from .cli import lean as cli_lean
 
         code = cli_lean.main(argv)
         if code is not None:
+            if console and cli_lean.ran in cli_lean.QUICK_EXIT:
+                quick_exit(code)
             return code
     from .cli.main import run
 

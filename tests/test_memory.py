@@ -318,3 +318,20 @@ def test_same_name_finds_every_spelling_of_a_file_name(tmp_path):
         assert same_name(conn, "cafe") == ["E/cafe.md"]
     finally:
         conn.close()
+
+
+def test_a_forced_note_takes_the_first_number_no_spelling_of_holds(tmp_path):
+    """`remember --force` under a taken name numbers it: past the numbered names the index holds in
+    any folder and spelling (`STRASSE 2`, `Straße 3`), and past a file of its folder not indexed yet."""
+    from conftest import run_cli, write_file
+
+    v = tmp_path / "v"
+    for rel in ("Strasse.md", "X/STRASSE 2.md", "Y/Straße 3.md", "Z/Strasse 4.txt", "Z/Strasse 10.md"):
+        write_file(v, rel, "Text.\n")
+    cache = tmp_path / "cache"
+    assert run_cli("--vault", str(v), "--cache-dir", str(cache), "rebuild").returncode == 0
+    write_file(v, "Inbox/strasse 4.md", "Not indexed yet.\n")  # the folder a plain vault's note goes to
+    r = run_cli("--vault", str(v), "--cache-dir", str(cache), "remember", "--type", "note", "--title", "Strasse",
+                "--summary", "Streets of the old town.", "--force", "--no-project", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["path"] == "Inbox/Strasse 5.md"

@@ -35,6 +35,7 @@ FAST = [
     "dup: 1\nother: 2\ndup: 3\n",
     "title: 知识图谱 ünïcödé\n",
     "status: open\nproject: '[[Beacon]]'\nrel: \"[[A]], [[B]]\"\n",
+    "confidence: 0.7\nweight: 10.50\nlead: 007.5\nnums: [0.25, 1.0]\n",  # plain decimals: floats
     "created: 2023-02-29\n",  # not a date: PyYAML raises, so the fast path must not answer
 ]
 
@@ -100,6 +101,6 @@ def test_every_fixture_and_generated_frontmatter(tmp_path):
 
 def test_hard_ascii_characters_are_those_of_the_full_pattern():
     """_YAML_HARD_ASCII (simple_yaml's check for ASCII text) finds exactly the ASCII characters
-    _YAML_HARD finds."""
+    _YAML_HARD_PATTERN finds."""
     chars = "".join(map(chr, range(128)))
-    assert [m.start() for m in N._YAML_HARD_ASCII.finditer(chars)] == [m.start() for m in N._YAML_HARD.finditer(chars)]
+    assert [m.start() for m in N._YAML_HARD_ASCII.finditer(chars)] == [m.start() for m in N._yaml_hard().finditer(chars)]

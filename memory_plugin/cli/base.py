@@ -52,29 +52,10 @@ WRITE_COMMANDS = frozenset({"remember", "supersede", "contradicts", "validate", 
 @click.pass_context
 def _after(ctx, result, **_):
     if ctx.invoked_subcommand in WRITE_COMMANDS and ctx.obj is not None and ctx.obj._cfg is not None:
-        from ..claude import hooks
-        from ..outputs import brief
+        from .lean import after_write
 
-        cfg = ctx.obj.cfg
-        if _notes(cfg) > hooks.BRIEF_INLINE_MAX_NOTES:
-            hooks.start_worker(cfg, "brief")  # a large vault's catalogue: the command does not wait for it
-        else:
-            brief.refresh(cfg)
+        after_write(ctx.obj.cfg)
     return result
-
-
-def _notes(cfg) -> int:
-    """How many notes the index holds (0 without one)."""
-    from ..index.store import IndexMissing, open_index
-
-    try:
-        conn = open_index(cfg)
-    except IndexMissing:
-        return 0
-    try:
-        return conn.execute("SELECT count(*) FROM notes").fetchone()[0]
-    finally:
-        conn.close()
 
 
 def _open(c: Ctx):

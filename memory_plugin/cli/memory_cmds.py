@@ -1,8 +1,6 @@
 """CLI commands of the query and memory layer: parse options, call one core function, render."""
 from __future__ import annotations
 
-import sys
-
 import click
 
 from .base import Ctx, _none_because, _open, echo_json
@@ -13,31 +11,9 @@ dry_opt = click.option("--dry-run", is_flag=True, help="Show the change; write n
 
 
 def _show_edits(results: list[dict], as_json: bool) -> None:
-    if as_json:
-        return echo_json(results)
-    for r in results:
-        verb = "would change" if r["dry_run"] else "changed"
-        if not r["diff"]:
-            click.echo(f"{r['path']}: unchanged")
-        else:
-            click.echo(f"{verb} {r['path']}: " + ", ".join(f"{k}: {v}" for k, v in r["changed"].items()))
-            click.echo(r["diff"].rstrip("\n"))
-        _show_code(r.get("code"), r["dry_run"])
+    from .lean import show_edits
 
-
-def _show_code(found: dict | None, dry_run: bool) -> None:
-    """validate: what became of the fingerprints of the code the note is about."""
-    if not found:
-        return
-    if found["repository"] is None:
-        click.echo("  code it is about not checked: the working folder is not in a git repository")
-        return
-    for a in found["anchors"]:
-        what = {"current": "unchanged", "moved": "moved, followed (fingerprint kept)",
-                "missing": "no longer there: fix the citation in its `files:` by hand",
-                "changed": "changed: fingerprint " + ("would be " if dry_run else "") + "recorded again"
-                if a["recorded"] else "changed"}.get(a["state"], a["state"])
-        click.echo(f"  code {a['cite']}: {what}")
+    show_edits(results, as_json, click.echo)
 
 
 def _edit_command(cli: click.Group, name: str, args: tuple[str, ...], doc: str) -> None:
@@ -50,30 +26,6 @@ def _edit_command(cli: click.Group, name: str, args: tuple[str, ...], doc: str) 
     for a in reversed(args):
         command = click.argument(a)(command)
     cli.command(name, help=doc)(command)
-
-
-def _memory_project(c: Ctx, type_: str, project: str | None, no_project: bool) -> tuple[str | None, str]:
-    """The project a new memory belongs to (project.resolve) and, when it came from the working
-    folder, a line saying so."""
-    from ..index import project as P
-    from ..index.store import IndexMissing, open_index
-
-    if no_project:
-        return None, ""
-    if not project and (type_ or "").strip().lower() == "convention":
-        return None, ""
-    try:
-        conn = open_index(c.cfg)
-    except IndexMissing:
-        return project, ""
-    try:
-        name, m = P.resolve(conn, project)
-    finally:
-        conn.close()
-    if project or not name:
-        return name, ("" if project or not m.ambiguous else
-                      f"none: {m.describe()}; give --project")
-    return name, f"{name} (from {m.via}; --no-project for none)"
 
 
 def _no_hits(c: Ctx, conn, text: str, type_: str | None) -> str:
@@ -156,55 +108,11 @@ def register(cli: click.Group) -> None:
     @dry_opt
     @json_opt
     @click.pass_obj
-    def remember(c: Ctx, type_, title, summary, tags, links, project, no_project, body, body_file, merge, supersedes,
-                 about, force, dry_run, as_json):
+    def remember(c: Ctx, **opts):
         """Write a new typed memory note (refuses near-duplicates unless --merge or --force)."""
-        from pathlib import Path
+        from .lean import remember as body
 
-        from ..memory import write as M
-
-        if body is not None and body_file:
-            raise M.MemoryWriteError("give --body or --body-file, not both")
-        if body_file == "-":
-            data = sys.stdin.buffer.read()
-            try:
-                body = data.decode("utf-8")
-            except UnicodeDecodeError:
-                raise M.MemoryWriteError("the body on stdin is not UTF-8 text: convert it and try again") from None
-        elif body_file:
-            body = M.read_text(Path(body_file), "body file")
-        project, detected = _memory_project(c, type_, project, no_project)
-        res = M.remember(c.cfg, type_=type_, title=title, summary=summary, tags=tags, links=links,
-                         project=project, body=body, merge=merge, force=force, dry_run=dry_run,
-                         supersedes=supersedes, about=about)
-        if as_json:
-            return echo_json(res)
-        if res["action"] == "merged":
-            click.echo(f"{'would append to' if dry_run else 'appended to'} {res['path']}")
-            for d in res["about"]:
-                click.echo(f"  about: {d['entry']}")
-            click.echo(res["diff"].rstrip("\n"))
-            return
-        click.echo(f"{'would write' if dry_run else 'wrote'} {res['path']}")
-        if detected:
-            click.echo(f"  project: {detected}")
-        for p in res["links"]:
-            click.echo(f"  related: {p}")
-        for p in res["concepts"]:
-            click.echo(f"  concept: {p}")
-        for d in res["about"]:
-            click.echo(f"  about: {d['entry']}")
-        for d in res["overrode_duplicates"]:
-            click.echo(f"  (near-duplicate kept anyway: {d['path']})")
-        for d in res.get("replaces", []):  # a successor, not a duplicate: written, with the way to record it
-            import shlex  # quoted for a shell: a title with an apostrophe ("Beacon's ...") too
-
-            click.echo(f"  replaces? {d['path']} (“{d['because']}”): `memory-plugin supersede "
-                       f"{shlex.quote(d['path'])} {shlex.quote(res['path'])}` records it")
-        if dry_run:
-            click.echo(res["text"].rstrip("\n"))
-        if res.get("superseded"):
-            _show_edits(res["superseded"], False)
+        body(lambda: c.cfg, out=click.echo, **opts)
 
     # Property-only edits of existing notes: memory.<name>(cfg, *notes, dry_run) -> edits shown.
     for name, args, doc in (

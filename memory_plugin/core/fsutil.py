@@ -93,11 +93,133 @@ def atomic_stream(path: str | os.PathLike):
     return _replacing(path, mode, "w")
 
 
+class LockTimeout(TimeoutError):
+    """A lock not had within its timeout (catch `lock_timeouts()`: filelock's too, where it locked)."""
+
+
+def lock_timeouts() -> tuple:
+    """What a lock's timeout raises, to catch: LockTimeout, and filelock's Timeout where filelock
+    locked (it is imported then)."""
+    import sys
+
+    fl = sys.modules.get("filelock")
+    return (LockTimeout,) if fl is None else (LockTimeout, fl.Timeout)
+
+
+# The errors of flock(2) on a filesystem that does not lock (some network and FUSE mounts): filelock's
+# own Unix lock handles these (with a soft lock), so the lock is handed to it.
+_NO_FLOCK = ("ENOSYS", "EOPNOTSUPP", "ENOTSUP", "ENOLCK")
+
+
+class Flock:
+    """The lock filelock.FileLock takes on Unix, flock(2) on the whole lock file (so either excludes
+    the other, as the tests holding a FileLock against our commands check), taken without importing
+    filelock: its import chain (logging, secrets, hashlib, platform ...) and the exit handler it
+    registers cost each process that locks 30-50 ms (`remember` at 10,000 notes: bench_query.py).
+    As FileLock: reentrant per object, `with` or acquire()/release(), `timeout` seconds to wait (-1
+    for ever, 0 one try, polling every POLL s) then LockTimeout; the lock file is made when missing
+    (mode 0644 less the umask) and never removed, so every waiter locks the one file. On a filesystem
+    without flock the lock is filelock's."""
+
+    POLL = 0.05  # seconds between tries while another process holds the lock (FileLock's poll_interval)
+
+    def __init__(self, path: str, timeout: float = -1):
+        self.lock_file, self.timeout = path, timeout
+        self._fd: int | None = None
+        self._count = 0
+        self._other = None  # filelock.FileLock, on a filesystem without flock
+
+    @property
+    def is_locked(self) -> bool:
+        return self._fd is not None or (self._other is not None and self._other.is_locked)
+
+    def acquire(self, timeout: float | None = None) -> "Flock":
+        import fcntl
+        import time
+
+        if self._other is not None:
+            self._other.acquire(timeout=self.timeout if timeout is None else timeout)
+            return self
+        if self._fd is not None:
+            self._count += 1
+            return self
+        timeout = self.timeout if timeout is None else timeout
+        start = time.monotonic()
+        # O_NONBLOCK: a FIFO put in the lock file's place must not hang the open (as filelock opens it)
+        flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+        while True:
+            fd = os.open(self.lock_file, flags, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+            except OSError as e:
+                import errno
+
+                os.close(fd)
+                if e.errno not in {getattr(errno, n, None) for n in _NO_FLOCK} - {None}:
+                    raise
+                from filelock import FileLock
+
+                self._other = FileLock(self.lock_file, timeout=self.timeout)
+                return self.acquire(timeout)
+            except BaseException:
+                os.close(fd)
+                raise
+            else:
+                try:  # the file locked is still the one at the path (not replaced in between)
+                    same = os.path.samestat(os.fstat(fd), os.stat(self.lock_file))
+                except OSError:
+                    same = False
+                if same:
+                    self._fd, self._count = fd, 1
+                    return self
+                os.close(fd)
+                continue
+            if 0 <= timeout <= time.monotonic() - start:
+                raise LockTimeout(f"The file lock '{self.lock_file}' could not be acquired.")
+            time.sleep(self.POLL)
+
+    def release(self, force: bool = False) -> None:
+        if self._other is not None:
+            self._other.release(force=force)
+            return
+        if self._fd is None:
+            return
+        self._count = 0 if force else self._count - 1
+        if self._count > 0:
+            return
+        import fcntl
+
+        fd, self._fd = self._fd, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> "Flock":
+        return self.acquire()
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+    def __del__(self) -> None:
+        self.release(force=True)
+
+
 def file_lock(path: str | os.PathLike, timeout: float = -1):
-    """A filelock.FileLock (imported lazily: hooks pay for it only when they lock)."""
+    """An exclusive lock on the file `path`: a Flock where flock(2) exists (Unix), else (Windows) a
+    filelock.FileLock, imported only there."""
+    if os.name == "posix":
+        try:
+            import fcntl  # noqa: F401 - present on every Unix CPython; checked, not assumed
+        except ImportError:
+            pass
+        else:
+            return Flock(os.fspath(path), timeout)
     from filelock import FileLock
 
-    return FileLock(str(path), timeout=timeout)
+    return FileLock(os.fspath(path), timeout=timeout)
 
 
 VAULT_LOCK = "vault.lock"

@@ -168,10 +168,21 @@ class Idf:
     """Inverse document frequency from the vault: `df` maps a term (normalised, or a raw word when
     `lookup` answers raw words) to how many notes hold it; unknown terms count as rare."""
 
-    def __init__(self, df: dict[str, int] | None, n: int, lookup=None, boilerplate: set | None = None):
+    def __init__(self, df: dict[str, int] | None, n: int, lookup=None, boilerplate: set | None = None,
+                 batch=None):
         self.df, self.n, self.lookup = dict(df or {}), max(1, n), lookup
         self.boilerplate = boilerplate or set()
         self._memo: dict[str, float] = {}
+        self.batch = batch  # words -> {word: df}: `lookup` for many words in one query (`prefetch`)
+
+    def prefetch(self, words: Iterable[str]) -> None:
+        """Look the frequencies of `words` (as `__call__` is asked for them) up at once: one query for
+        the hundred-odd words a remember's candidates hold, where `lookup` makes one each."""
+        if self.batch is None:
+            return
+        todo = [w for w in dict.fromkeys(words) if w not in self.df and w not in self._memo]
+        if todo:
+            self.df.update(self.batch(todo))
 
     def __call__(self, term: str, raw: str | None = None) -> float:
         key = term if self.lookup is None else (raw or term)
@@ -210,8 +221,9 @@ class Idf:
 
     @classmethod
     def from_index(cls, conn) -> "Idf":
-        """Document frequencies straight from the FTS index (fts5vocab), one term at a time."""
-        n = conn.execute("SELECT count(*) FROM notes WHERE private = 0").fetchone()[0]
+        """Document frequencies straight from the FTS index (fts5vocab), a term or a batch at a time."""
+        # all notes, less the private ones (both counted on an index; `private = 0` read every row)
+        n = conn.execute("SELECT count(*) FROM notes").fetchone()[0] - conn.execute("SELECT count(*) FROM notes WHERE private = 1").fetchone()[0]
         try:
             conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.dupes_vocab USING fts5vocab(main, fts, row)")
         except Exception:  # an SQLite without fts5vocab: every word counts as rare
@@ -221,7 +233,17 @@ class Idf:
             row = conn.execute("SELECT doc FROM temp.dupes_vocab WHERE term = ?", (_plain(word),)).fetchone()
             return row[0] if row else 0
 
-        return cls({}, n, lookup=lookup)
+        def batch(words: list[str]) -> dict[str, int]:
+            plain = {w: _plain(w) for w in words}
+            terms = sorted(set(plain.values()))
+            got: dict[str, int] = {}
+            for i in range(0, len(terms), 500):  # under SQLite's bound-variable limit
+                part = terms[i:i + 500]
+                got.update(conn.execute(f"SELECT term, doc FROM temp.dupes_vocab WHERE term IN "
+                                        f"({','.join('?' * len(part))})", part))
+            return {w: got.get(p, 0) for w, p in plain.items()}
+
+        return cls({}, n, lookup=lookup, batch=batch)
 
 
 @dataclass
@@ -400,6 +422,20 @@ def supersession(new: Doc, old: Doc) -> str | None:
     theirs = _affirms(old) - set(_rejects(old))  # what `old` rejects itself, `new` only repeats
     hit = [t for t in rej if t in theirs]
     return rej[hit[0]] if hit else None
+
+
+def beyond_reach(a: Doc, b: Doc) -> bool:
+    """True when `judge(a, b, idf, newer=True)` cannot find `b` a duplicate of the would-be note `a`
+    nor `a` its successor, without a word frequency looked up (at 10,000 notes each costs a remember
+    about a quarter of a millisecond): `b`'s text (summary and body) holds no content word of `a`'s,
+    so their text similarity is 0, where a duplicate needs TEXT_THRESHOLD and a successor TEXT_MIN.
+    The lexical judge only: in semantic mode meaning can make a duplicate of any text."""
+    if a.hash and a.hash == b.hash:
+        return False
+    if "w" not in a._cache:
+        a._cache["w"] = {t for t, _ in a.text_tokens()}
+    mine = a._cache["w"]
+    return not any(t in mine for t, _ in b.text_tokens())
 
 
 def judge(a: Doc, b: Doc, idf: Idf, newer: bool = False) -> Verdict:

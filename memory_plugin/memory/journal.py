@@ -280,9 +280,7 @@ def append(vault: str, cache_dir: str, rel: str, line: str, when: float, header:
     lock (fsutil.vault_lock, which note writes take too) and atomically: the note is either as before
     or has the whole new line. When the lock cannot be had within LOCK_WAIT, the line is queued in the
     cache dir and appended by the next writer (drain). -> "appended" or "queued"."""
-    from filelock import Timeout
-
-    from ..core.fsutil import vault_lock
+    from ..core.fsutil import lock_timeouts, vault_lock
 
     checked_path(vault, rel)
     try:
@@ -290,7 +288,7 @@ def append(vault: str, cache_dir: str, rel: str, line: str, when: float, header:
             drain(vault, cache_dir, locked=True)
             _append_locked(vault, rel, line, header)
         status = "appended"
-    except Timeout:
+    except lock_timeouts():
         q = _queue_dir(cache_dir)
         os.makedirs(q, exist_ok=True)
         name = f"{time.time_ns():020d}-{os.getpid()}.json"
@@ -307,9 +305,7 @@ def hand_over(vault: str, cache_dir: str) -> None:
     drains them. When that try fails, whoever holds the lock now will run this same check after its
     own release, which comes after our queueing: the last writer out always finds the queue's lines.
     Every holder of the vault lock runs it after releasing (memory.vault_lock for the commands)."""
-    from filelock import Timeout
-
-    from ..core.fsutil import vault_lock
+    from ..core.fsutil import lock_timeouts, vault_lock
 
     q = _queue_dir(cache_dir)
     while True:
@@ -322,7 +318,7 @@ def hand_over(vault: str, cache_dir: str) -> None:
             with vault_lock(cache_dir, timeout=0):
                 if not drain(vault, cache_dir, locked=True):
                     return
-        except Timeout:
+        except lock_timeouts():
             return
 
 

@@ -62,11 +62,16 @@ def _type_folder(cfg: Config, type_: str) -> tuple[str, bool]:
 def same_name_on_disk(cfg: Config, folder: str, name: str) -> list[str]:
     """Files in `folder` whose name is `name`.md up to case and Unicode form (not yet indexed ones too)."""
     key = textutil.fold(name) + ".md"
+    return [p for p, k in names_on_disk(cfg, folder) if k == key]
+
+
+def names_on_disk(cfg: Config, folder: str) -> list[tuple[str, str]]:
+    """(vault-relative path, folded name) of each entry of `folder`."""
     try:
         entries = os.listdir(os.path.join(cfg.vault, folder) if folder else cfg.vault)
     except OSError:
         return []
-    return [f"{folder}/{e}" if folder else e for e in entries if textutil.fold(e) == key]
+    return [(f"{folder}/{e}" if folder else e, textutil.fold(e)) for e in entries]
 
 
 def _is_link(value) -> bool:

@@ -236,16 +236,32 @@ def split_frontmatter(text: str) -> tuple[str | None, str, int]:
 # tabs, comments, anchors, tags, block scalars, escapes, nesting, multi-line scalars, and every
 # plain scalar PyYAML would resolve to something other than a string, null, a bool, a plain int or
 # a YYYY-MM-DD date (tests/test_notes_yaml.py holds the two equal).
-_YAML_HARD = re.compile(r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# _YAML_HARD for ASCII text (most frontmatters): one negated class (the printable characters but
+_YAML_HARD_PATTERN = r"[\t#&*!|>%@`{}\\\ufeff\x85\u2028\u2029]|[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+_yaml_hard_rx = None
+
+
+def _yaml_hard():
+    """_YAML_HARD_PATTERN compiled when a frontmatter that is not ASCII first asks (3 ms of every
+    process that imports this module, most of which read none)."""
+    global _yaml_hard_rx
+    if _yaml_hard_rx is None:
+        _yaml_hard_rx = re.compile(_YAML_HARD_PATTERN)
+    return _yaml_hard_rx
+
+
+# _YAML_HARD_PATTERN for ASCII text (most frontmatters): one negated class (the printable characters but
 # #&*!|>%@`{}\\, and \n), which the regex engine scans for in one loop, where it tries the
-# alternation at every character; all ASCII, so it compiles in a fiftieth of _YAML_HARD's time
-# (tests/test_notes_yaml.py checks every ASCII character against _YAML_HARD).
+# alternation at every character; all ASCII, so it compiles in a fiftieth of its time
+# (tests/test_notes_yaml.py checks every ASCII character against _YAML_HARD_PATTERN).
 _YAML_HARD_ASCII = re.compile(r"[^\n\x20\x22\x24\x27-\x29\x2b-\x3d\x3f\x41-\x5b\x5d-\x5f\x61-\x7a\x7e]")
 _YAML_KEY = re.compile(r"([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _YAML_ITEM = re.compile(r"( *)- +(.*)")
 _YAML_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 _YAML_INT = re.compile(r"-?(?:0|[1-9][0-9]*)")
+# An unsigned plain decimal (`confidence: 0.7`, which every note `remember` writes carries): PyYAML's
+# float pattern matches it and its constructor returns float(v), and no other of its implicit types
+# does, so it needs no PyYAML import (~15 ms of a remember's process, with the full parse it led to)
+_YAML_DECIMAL = re.compile(r"[0-9]+\.[0-9]+")
 _YAML_RESOLVED = frozenset("yYnNtTfFoO-+0123456789.<~=")  # first characters of PyYAML's implicit types
 # The plain words PyYAML resolves to a bool or null (its Resolver's YAML 1.1 lists): every other plain
 # scalar that starts with a letter is a string, so these need no PyYAML import ("title", "tags", "type")
@@ -276,6 +292,8 @@ def _yaml_scalar(v: str, flow: bool = False):
             return _dt.date(int(v[:4]), int(v[5:7]), int(v[8:10]))
         except ValueError:  # PyYAML raises the same, and the note gets its warning from there
             return _NO_VALUE
+    if c <= "9" and _YAML_DECIMAL.fullmatch(v):
+        return float(v)
     import yaml
 
     global _yaml_resolver
@@ -293,7 +311,7 @@ def _yaml_scalar(v: str, flow: bool = False):
 
 def simple_yaml(fm: str) -> dict | None:
     """A frontmatter of simple `key: value` lines as yaml.safe_load reads it, or None (see above)."""
-    if (_YAML_HARD_ASCII if fm.isascii() else _YAML_HARD).search(fm):
+    if (_YAML_HARD_ASCII if fm.isascii() else _yaml_hard()).search(fm):
         return None
     out: dict = {}
     lines = fm.split("\n")
