@@ -55,13 +55,16 @@ def note_texts(vault: Path) -> list[str]:
     from memory_plugin.core.config import load_config
     from memory_plugin.vault.notes import parse_note
 
-    values = load_config(vault=vault, cache_dir=vault.parent / "no-cache").values
+    import tempfile
+
     texts = []
-    for p in sorted(vault.rglob("*.md")):
-        raw = p.read_bytes()
-        texts.append(raw.decode("utf-8", "replace"))
-        n = parse_note(p.relative_to(vault).as_posix(), raw, values)
-        texts += [c.text for c in chunk_note(n.display_title or n.title, n.summary, n.body)]
+    with tempfile.TemporaryDirectory() as cache:  # parsing keeps what it read of the vault there
+        values = load_config(vault=vault, cache_dir=Path(cache)).values
+        for p in sorted(vault.rglob("*.md")):
+            raw = p.read_bytes()
+            texts.append(raw.decode("utf-8", "replace"))
+            n = parse_note(p.relative_to(vault).as_posix(), raw, values)
+            texts += [c.text for c in chunk_note(n.display_title or n.title, n.summary, n.body)]
     return texts
 
 
