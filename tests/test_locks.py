@@ -82,6 +82,7 @@ def test_a_lock_object_dropped_while_held_releases(tmp_path):
         pass
 
 
+@pytest.mark.filterwarnings("ignore:flock not supported:UserWarning")  # filelock says what it falls back to
 def test_a_filesystem_without_flock_gets_filelock(tmp_path, monkeypatch):
     import fcntl
 
