@@ -10,6 +10,21 @@ from conftest import run_cli
 from memory_plugin.cli import lean as cli_lean
 
 
+def both(capsys, full_for) -> list[tuple]:
+    """(exit code, stdout, stderr) of the click command (side "a") and the lean path (side "b") on the
+    arguments `full_for(side)` gives."""
+    from memory_plugin.cli import main as cli
+
+    out = []
+    for side, runner in (("a", cli.run), ("b", cli_lean.main)):
+        full = full_for(side)
+        code = runner(full)
+        assert code is not None, full
+        got = capsys.readouterr()
+        out.append((code, got.out, got.err))
+    return out
+
+
 @pytest.mark.parametrize("argv", [
     ["query", "job queue"],
     ["query", "job queue", "--json"],
@@ -18,6 +33,7 @@ from memory_plugin.cli import lean as cli_lean
     ["query", ""],
     ["query", "x", "--budget", "007"],
 ])
+
 def test_plain_forms_are_taken(argv):
     assert cli_lean.parse(argv) is not None
 
@@ -95,18 +111,11 @@ ARGVS = [
 
 def test_same_output_and_exit_code_as_the_click_command(vault, tmp_path, capsys):
     """Each path on its own copy of one index (query records usage, which moves later scores)."""
-    from memory_plugin.cli import main as cli
-
     assert run_cli("--vault", str(vault), "--cache-dir", str(tmp_path / "a"), "rebuild").returncode == 0
     shutil.copytree(tmp_path / "a", tmp_path / "b", symlinks=True)
     for argv in ARGVS:
-        out = []
-        for cache, runner in (("a", cli.run), ("b", cli_lean.main)):
-            full = ["--cache-dir", str(tmp_path / cache)] + (argv if argv[0] == "--vault" else ["--vault", str(vault)] + argv)
-            code = runner(full)
-            assert code is not None, full
-            got = capsys.readouterr()
-            out.append((code, got.out, got.err))
+        out = both(capsys, lambda side: ["--cache-dir", str(tmp_path / side)]
+                   + (argv if argv[0] == "--vault" else ["--vault", str(vault)] + argv))
         assert out[0] == out[1], argv
     assert out[0][0] == 2 and out[0][2].startswith("Error: vault /nonexistent/vault does not exist")
 
@@ -201,21 +210,13 @@ REMEMBER_ARGVS = [
 
 def test_remember_gives_the_same_output_and_exit_code_as_the_click_command(vault, tmp_path, capsys):
     """Each path on its own copy of the vault and its index (remember writes both)."""
-    from memory_plugin.cli import main as cli
-
     for side in ("a", "b"):
         shutil.copytree(vault, tmp_path / side / "vault", symlinks=True)
         r = run_cli("--vault", str(tmp_path / side / "vault"), "--cache-dir", str(tmp_path / side / "c"), "rebuild")
         assert r.returncode == 0, r.stderr
     for argv in REMEMBER_ARGVS:
-        out = []
-        for side, runner in (("a", cli.run), ("b", cli_lean.main)):
-            v = ["--vault", str(tmp_path / side / "vault")] if argv[0] != "--vault" else []
-            full = ["--cache-dir", str(tmp_path / side / "c"), *v, *argv]
-            code = runner(full)
-            assert code is not None, full
-            got = capsys.readouterr()
-            out.append((code, got.out, got.err))
+        out = both(capsys, lambda side: ["--cache-dir", str(tmp_path / side / "c"),
+                                         *(["--vault", str(tmp_path / side / "vault")] if argv[0] != "--vault" else []), *argv])
         assert out[0] == out[1], argv
     assert out[0][0] == 2 and out[0][2].startswith("Error: vault /nonexistent/vault does not exist")
     for p in sorted((tmp_path / "a" / "vault").rglob("*.md")):  # the same notes written
