@@ -349,9 +349,11 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     dialect = cfg.values.get("dialect", "plain")
     vault = str(cfg.vault)
     # what `measure` reads besides the notes (whose changes move the index's state): the settings
-    inputs = [dialect, _new_note_folder(vault, dialect), cfg.journal_folder,
+    # (a Dendron workspace's vault by its dendron.yml, not chosen again: that parses the file and
+    # lists each vault on every write, where its note counts move the index's state anyway)
+    inputs = [dialect, appsettings.new_note_folder(vault, dialect), cfg.journal_folder,
               appsettings.templates_folder(vault, dialect), _files_by_kind(cfg),
-              [_mtime(os.path.join(vault, f)) for f in DAILY_SETTINGS]]
+              [_mtime(os.path.join(vault, f)) for f in (*DAILY_SETTINGS, "dendron.yml")]]
 
     def compute() -> dict:
         st = measure(cfg, conn)

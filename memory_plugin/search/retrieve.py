@@ -42,8 +42,8 @@ FTS5_DEFAULT_WEIGHTS = (1.0,) * 7  # what bm25(fts) gives each column when calle
 # owner filed as facts about a note; titles, aliases and tags are short and found as names already).
 # BM25 weighs a row against the whole note's length, so a fact in the properties of a long note (a
 # book's `year: 1923` above 16,000 characters of highlights) counts for little there; here the note's
-# length does not matter. FILED_CANDIDATES: the notes whose
-# filed text has one of the words, read and weighed (the best by BM25 over those columns first).
+# length does not matter. FILED_CANDIDATES: how many notes whose properties hold one of the words are
+# read and weighed (the best by BM25 over that column first).
 FILED_CANDIDATES = 400
 FILED_WEIGHT = 1.0  # a note all of whose question words are in its properties weighs what the words' best note does
 # The lists that read the same words of a note (fuse): its evidence from them is the stronger reading,
