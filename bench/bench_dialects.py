@@ -19,9 +19,9 @@ CHECK = ROOT.parent / "shared" / "eval" / "dialects" / "check.py"
 
 
 def run(expect: str, vault: str) -> dict:
-    work = tempfile.mkdtemp(prefix="dialects-")
-    p = subprocess.run([sys.executable, str(CHECK), EXE, expect, vault, "--work", work, "--json"],
-                       capture_output=True, text=True, env={**os.environ, **LEXICAL}, timeout=3600)
+    with tempfile.TemporaryDirectory(prefix="dialects-") as work:
+        p = subprocess.run([sys.executable, str(CHECK), EXE, expect, vault, "--work", work, "--json"],
+                           capture_output=True, text=True, env={**os.environ, **LEXICAL}, timeout=3600)
     if p.returncode != 0:
         raise RuntimeError(f"check.py failed on {vault}: {p.stderr[-500:]}")
     return json.loads(p.stdout)
