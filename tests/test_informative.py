@@ -86,3 +86,30 @@ def test_the_anchor_read_from_a_cut_search_is_plain_bm25s_first(conn, text):
     R.lexical(conn, content, None, top=top)
     assert Q._anchor(conn, text, None, content, top) == Q.baseline(conn, text, None, limit=1)
     assert Q._anchor(conn, text, None, content, {}) == Q.baseline(conn, text, None, limit=1)
+
+
+def test_the_anchor_is_plain_bm25s_first_where_the_property_weight_orders_otherwise(tmp_path):
+    """The lexical retriever weighs property text (PROPS_WEIGHT); the anchor is BM25 with FTS5's
+    default weights: the note with the word in its body, not the one with it in a property."""
+    from memory_plugin.search import query as Q
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Filed.md").write_text("---\nmaker: gizmo\n---\n" + "Some other words here. " * 2 + "\n")
+    (vault / "Body.md").write_text("The gizmo came up. Some other words here too, as many as there are.\n")
+    for i in range(6):
+        (vault / f"Other {i}.md").write_text(f"Filler {i} text.\n")
+    cfg = load_config(vault=vault, cache_dir=tmp_path / "cache")
+    index.rebuild(cfg)
+    c = index.open_index(cfg)
+    try:
+        text = "gizmo"
+        content = Q.parse_question(text)["content"]
+        top: dict = {}
+        R.lexical(c, content, None, top=top)
+        assert top["path"] == "Filed.md"  # the property weight puts it first for the retriever
+        plain = Q.baseline(c, text, None, limit=1)
+        assert plain == ["Body.md"]
+        assert Q._anchor(c, text, None, content, top) == plain
+    finally:
+        c.close()

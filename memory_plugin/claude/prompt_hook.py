@@ -197,7 +197,8 @@ def prompt_idf(conn, prompt: str) -> tuple[dict[str, tuple[float, int]], float]:
     from ..search import query as Q
 
     n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-    idf = R.idf_weights(conn, Q.parse_question(prompt, Q.held_kinds(conn))["content"], n_notes)
+    q = Q.parse_question(prompt, Q.held_kinds(conn))
+    idf = R.idf_weights(conn, q["content"], n_notes, q["words"])
     return idf, math.log((n_notes - 1 + 0.5) / (1 + 0.5) + 1)  # BM25's idf of a word with df 1
 
 

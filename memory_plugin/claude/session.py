@@ -40,13 +40,20 @@ def _project(data: dict, cwd: str | None) -> str:
 
 
 def fresh_state(cache_dir: str, cwd: str | None) -> dict:
-    """A session's first prompt: the brief's notes as they are now (SessionStart just injected
-    them) and its project."""
+    """A session's first prompt when SessionStart left no state: the notes the brief would show in
+    `cwd` as it is now (its conventions, hubs and this folder's project: not every project's, which
+    at 10k notes were 2,600 paths, a 1 MB parse and a 170 KB state read back by each prompt) and
+    its project."""
     from ..outputs import brief
 
-    data = brief.load(cache_dir) or {}
-    return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", _project(data, cwd)],
-            "new": True}
+    found = brief.for_session(cache_dir, cwd)  # brief.json's first line and this folder's project only
+    if found:
+        data, match = found
+        name = match.project["name"] if match.project else ""
+    else:
+        data = brief.load(cache_dir) or {}
+        name = _project(data, cwd)
+    return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", name], "new": True}
 
 
 def load_state(cache_dir: str, session_id, cwd: str | None = None) -> dict:

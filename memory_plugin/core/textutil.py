@@ -44,6 +44,7 @@ CONTROL_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL and C1
 _BREAKS = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
 
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "es", "ed", "ly", "s")
+_ENDINGS = frozenset(_SUFFIXES + ("", "e", "d", "er", "ers", "y"))  # what may follow a stem in a form of its word
 
 
 def plural(n: int, word: str, many: str | None = None, sep: str = "") -> str:
@@ -83,6 +84,22 @@ def stem(w: str) -> str:
             w = w[: -len(suf)]
             break
     return w[:6] if len(w) >= 8 and w.isalpha() else w
+
+
+def fts_token(w: str) -> str:
+    """`w` as the index's tokenizer stores it (unicode61, remove_diacritics 2: folded, no diacritics);
+    "" when it is more than one token (a word with an apostrophe or a hyphen)."""
+    t = "".join(c for c in unicodedata.normalize("NFD", fold(w)) if not unicodedata.combining(c))
+    return t if t.isalnum() else ""
+
+
+def same_word(t: str, w: str) -> bool:
+    """Is the index's word `t` a form of the word `w` (tests, testing ~ test; configurable ~
+    configuration; planned ~ plan), not only a word its stem starts (breadth ~ bread)?"""
+    a, b = stem(t), stem(w)
+    if a == b or (a[:-1] == b and len(a) >= 2 and a[-1] == a[-2]):  # planned ~ plan: a doubled consonant
+        return True
+    return t.startswith(b) and t[len(b):] in _ENDINGS  # recipe ~ recipes (stem "recip")
 
 
 def fts_term(w: str) -> str:

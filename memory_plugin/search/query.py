@@ -315,7 +315,7 @@ def query(cfg: Config, conn: sqlite3.Connection, text: str, *, type_: str | None
                 weights = {w: idf[w] for w in dict.fromkeys(topic)}  # idf_weights' order
             else:
                 n_notes = conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-                weights = R.idf_weights(conn, topic, n_notes)
+                weights = R.idf_weights(conn, topic, n_notes, q["words"])
             total = sum(idf for idf, _ in weights.values())
             if total:
                 ev["known"] = sum(idf for idf, df in weights.values() if df) / total
@@ -460,15 +460,16 @@ def _tail(c: R.Cand, close: set[str] | None) -> bool:
 
 def _anchor(conn: sqlite3.Connection, text: str, type_: str | None, content: list[str], top: dict) -> list[str]:
     """baseline(conn, text, type_, limit=ANCHOR["top"]), read from a BM25 ranking's head: the
-    lexical retriever's when its OR expression is baseline's (the question's content words; the
-    default weights are BM25_WEIGHTS), else one searched for baseline's words. Its first note is
-    plain BM25's when it is public (baseline drops only private ones) and strictly first (a tie
-    could be ordered either way), by more than the terms half the notes have, left out of the
-    search (retrieve.informative), could add to any note (`slack`). Else baseline's own search."""
-    if ANCHOR["top"] == 1 and R.BM25_WEIGHTS == R.FTS5_DEFAULT_WEIGHTS:
+    lexical retriever's when its OR expression and weights are baseline's (the question's content
+    words, FTS5's default weights), else one searched for baseline's words with those weights less
+    the terms half the notes have. Its first note is plain BM25's when it is public (baseline drops
+    only private ones) and strictly first (a tie could be ordered either way), by more than the
+    terms left out of the search (retrieve.informative) could add to any note (`slack`). Else
+    baseline's own search (at 10k notes ~20 ms: it scores every note a common word is in)."""
+    if ANCHOR["top"] == 1:
         words = list(dict.fromkeys(w for w in T.words(text) if w not in T.STOPWORDS))
-        if not (top and words == content) and words:
-            top = R.bm25_search(conn, [f'"{w}"' for w in words], type_, 2)[2]
+        if not (top and words == content and R.BM25_WEIGHTS == R.FTS5_DEFAULT_WEIGHTS) and words:
+            top = R.bm25_search(conn, [f'"{w}"' for w in words], type_, 2, weights=R.FTS5_DEFAULT_WEIGHTS)[2]
         if top:
             first, second, slack = top["first"], top["second"], top["slack"]
             if first is None:

@@ -116,9 +116,9 @@ def content_words(words: list[str], drop=frozenset()) -> list[str]:
                               and (len(w) > 1 or w.isdigit())))
 
 
-def bm25_args() -> str:
-    """BM25_WEIGHTS as bm25()'s SQL arguments: "1.0, 1.0, ..." (floats, so repr is valid SQL)."""
-    return ", ".join(repr(float(w)) for w in BM25_WEIGHTS)
+def bm25_args(weights: tuple = BM25_WEIGHTS) -> str:
+    """`weights` as bm25()'s SQL arguments: "1.0, 1.0, ..." (floats, so repr is valid SQL)."""
+    return ", ".join(repr(float(w)) for w in weights)
 
 
 def public(conn: sqlite3.Connection, ids_or_paths: list, type_: str | None, by: str = "id") -> dict:
@@ -142,16 +142,17 @@ def informative(conn: sqlite3.Connection, terms: list[str]) -> tuple[list[str], 
     return (keep, sum(n >= half for n in dfs)) if keep else (terms, 0)
 
 
-def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None,
-                limit: int) -> tuple[list[tuple[int, float]], dict[int, str], dict]:
+def bm25_search(conn: sqlite3.Connection, terms: list[str], type_: str | None, limit: int,
+                weights: tuple = BM25_WEIGHTS) -> tuple[list[tuple[int, float]], dict[int, str], dict]:
     """BM25 over `terms` OR'ed, less those half the notes have (`informative`): (up to `limit`
     (rowid, score) best first, {rowid: path} of those public and of `type_`, the ranking's head:
     "first" and "second" (rowid, score) or None, "path": the first one's path when it is public
     (and of `type_`), else None, "cut": whether common terms were left out, and "slack": at most how
-    much they would have added to any note's score)."""
+    much they would have added to any note's score, whatever the column `weights`: a term adds at most
+    its idf times k1 + 1)."""
     searched, common = informative(conn, terms)
-    ranked = conn.execute(f"SELECT rowid, -bm25(fts, {bm25_args()}) FROM fts WHERE fts MATCH ? "
-                          f"ORDER BY bm25(fts, {bm25_args()}) LIMIT ?", (" OR ".join(searched), limit)).fetchall()
+    ranked = conn.execute(f"SELECT rowid, -bm25(fts, {bm25_args(weights)}) FROM fts WHERE fts MATCH ? "
+                          f"ORDER BY bm25(fts, {bm25_args(weights)}) LIMIT ?", (" OR ".join(searched), limit)).fetchall()
     ok = public(conn, [r[0] for r in ranked], type_)
     head = {"first": ranked[0] if ranked else None, "second": ranked[1] if len(ranked) > 1 else None,
             "path": ok.get(ranked[0][0]) if ranked else None, "cut": common > 0,
@@ -263,18 +264,52 @@ def _found_as(w: str, rx: T.Term, hay: str, whole: dict[str, T.Term]) -> str:
     return f"`{T.WORD_RE.match(hay, rx.search(hay).start()).group()}` (for {w})"
 
 
-def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int) -> dict[str, tuple[float, int]]:
-    """word -> (BM25's idf, how many public notes have it). A word only private notes have counts as
-    one no note has: what the vault is known to hold (abstention, the prompt hook's weights) must not
+def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int,
+                words: list[str] | None = None) -> dict[str, tuple[float, int]]:
+    """word -> (BM25's idf, how many public notes have it). A note has a word when it has the word or
+    one of its forms (T.same_word), or, `words` being the question's words in order, the word run
+    together with the next one ("burnout" for "burning out"): the stem as a prefix ("bread"*) also
+    matches other words ("breadth", "desktop" for "desk"), and a vault that has only those does not
+    know the word. A word only private notes
+    have counts as one no note has: what the vault is known to hold (abstention, the prompt hook's weights) must not
     depend on, or give away, what its private notes say."""
     has_private = conn.execute("SELECT 1 FROM notes WHERE private = 1 LIMIT 1").fetchone() is not None
     sql = "SELECT count(*) FROM fts WHERE fts MATCH ?" + (
         " AND rowid NOT IN (SELECT id FROM notes WHERE private = 1)" if has_private else "")
+    nxt: dict[str, set[str]] = {}
+    for a, b in zip(words or (), (words or ())[1:]):
+        nxt.setdefault(a, set()).add(b)
     out = {}
     for w in dict.fromkeys(content):
-        df = conn.execute(sql, (T.fts_term(w),)).fetchone()[0]
+        term = T.fts_term(w)
+        df = conn.execute(sql, (term,)).fetchone()[0]
+        token = T.fts_token(w)
+        if df and term.endswith("*") and token and not _has_token(conn, token):
+            forms = _forms_of(conn, token, nxt.get(w, ()))  # the stem as a prefix found only other words: "bread" in "breadth"
+            df = conn.execute(sql, (" OR ".join(f'"{t}"' for t in forms),)).fetchone()[0] if forms else 0
         out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
     return out
+
+
+def _vocab(conn: sqlite3.Connection) -> str:
+    """The index's words (an fts5vocab table in the connection's temp schema: nothing is written to
+    the index file, a read-only connection can have it)."""
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.fts_words USING fts5vocab(main, fts, 'row')")
+    return "temp.fts_words"
+
+
+def _has_token(conn: sqlite3.Connection, w: str) -> bool:
+    return conn.execute(f"SELECT 1 FROM {_vocab(conn)} WHERE term = ?", (w,)).fetchone() is not None
+
+
+def _forms_of(conn: sqlite3.Connection, w: str, then=()) -> list[str]:
+    """The index's words that are forms of the token `w` (T.same_word), or of `w` run together with
+    a word of `then` (the question's words after it), among those its stem starts."""
+    s = T.stem(w)
+    then = [T.fts_token(x) for x in then]
+    return [t for (t,) in conn.execute(f"SELECT term FROM {_vocab(conn)} WHERE term >= ? AND term < ?",
+                                       (s, s + "\U0010ffff"))
+            if T.same_word(t, w) or any(x and t.endswith(x) and T.same_word(t[:-len(x)], w) for x in then)]
 
 
 def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None,
@@ -565,7 +600,7 @@ def _names(a: Ask):
 def _filed(a: Ask):
     if a.weights is None:
         n_notes = a.conn.execute("SELECT count(*) FROM notes").fetchone()[0] or 1
-        a.weights = idf_weights(a.conn, a.content, n_notes)
+        a.weights = idf_weights(a.conn, a.content, n_notes, a.words)
     dendron = a.cfg is not None and a.cfg.values.get("dialect") == "dendron"
     return filed(a.conn, a.content, a.type_, a.weights, label_first=dendron)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-from pathlib import Path
+TYPE_CHECKING = False  # pathlib (6 ms with urllib and ipaddress) only where a model is looked for
+if TYPE_CHECKING:
+    from pathlib import Path
 TYPE_CHECKING = False  # importing typing costs every hook a few ms
 if TYPE_CHECKING:
     from typing import Callable
@@ -175,6 +177,8 @@ def is_local(name: str) -> bool:
 
 
 def models_dir() -> Path:
+    from pathlib import Path
+
     env = os.environ.get("MEMORY_PLUGIN_MODELS_DIR")
     if env:
         return Path(env).expanduser()
@@ -189,6 +193,7 @@ def cached_dir(name: str) -> Path:
 
 def _package_zip() -> Path | None:
     import importlib.util
+    from pathlib import Path
 
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
@@ -203,6 +208,8 @@ def missing_files(d: Path) -> list[str]:
 
 def locate(name: str) -> tuple[Path | None, str]:
     """(directory or None, where it comes from) without writing anything."""
+    from pathlib import Path
+
     if is_local(name):
         d = Path(name).expanduser().absolute()
         return (d if d.is_dir() else None), "local directory"
@@ -305,6 +312,7 @@ def extract_package(name: str = DEFAULT_MODEL) -> Path:
     import shutil
     import tempfile
     import zipfile
+    from pathlib import Path
 
     z = _package_zip()
     if z is None:
@@ -332,6 +340,7 @@ def download(name: str = DEFAULT_MODEL, force: bool = False,
     import tempfile
     import urllib.error
     import urllib.request
+    from pathlib import Path
 
     if is_local(name):
         raise ModelUnavailable(f"embedding_model {name} is a local directory: nothing to download")
