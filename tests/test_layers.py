@@ -120,3 +120,14 @@ def test_the_hooks_import_nothing_heavy(vault_env, vault, tmp_path):
         assert "memory_plugin.claude.hooks" in got  # the check sees the hook's own imports
         assert not HEAVY & got, (event, HEAVY & got)
     assert "click" in _imported(["status"], {}, vault_env)  # and would see a heavy one
+
+
+def test_the_lexical_prompt_hook_does_without_pathlib(vault_env, vault, tmp_path):
+    """A prompt that runs the whole retrieval (lexical) imports no pathlib (~5 ms with urllib and
+    ipaddress): the hooks use the config's folders as strings."""
+    env = {**vault_env, "MEMORY_PLUGIN_EMBEDDING_MODEL": "off"}
+    payload = {"session_id": "p", "cwd": str(tmp_path),
+               "prompt": "tests fail at random under pytest-xdist because they share a fixed /tmp path; how do we avoid that?"}
+    got = _imported(["hook", "user-prompt-submit"], payload, env)
+    assert "memory_plugin.index.lifecycle" in got  # the retrieval ran (it ranks by confidence)
+    assert "pathlib" not in got

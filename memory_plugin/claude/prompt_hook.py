@@ -301,7 +301,7 @@ def describe(conn, cfg, items: list[dict], repo: str | None) -> list[dict]:
         from . import prompt_cues
 
         try:
-            states = prompt_cues.code_states(conn, str(cfg.cache_dir), repo, [i["path"] for i in items])
+            states = prompt_cues.code_states(conn, cfg.cache_str, repo, [i["path"] for i in items])
         except Exception:  # noqa: BLE001 - the code's state is a flag on the line, never a reason to fail
             states = {}
     out = []
@@ -370,10 +370,10 @@ def respond(cfg, prompt: str, *, session_id=None, cwd: str | None = None, record
     found: list[dict] = []
     st = None
     notices: list[str] = []
-    cache_dir = str(cfg.cache_dir)
+    cache_dir = cfg.cache_str
     on = cfg.prompt_recall if recall_on is None else recall_on
     want = cfg.prompt_recall_max_items if on else 0
-    if (want > 0 or cap == "correction") and os.path.exists(cfg.path("index.sqlite")):
+    if (want > 0 or cap == "correction") and os.path.exists(cfg.cache_file("index.sqlite")):
         from ..index import code
         from ..index import store as index
 

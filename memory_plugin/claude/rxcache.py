@@ -33,10 +33,19 @@ def _tag() -> str | None:
         return None
 
 
-def path():
-    from ..core.config import cache_root
+def _file() -> str:
+    """The file, as a string: the hook path does without pathlib (~4 ms of imports)."""
+    import os
 
-    return cache_root() / f"regex-{_tag()}.marshal"
+    from ..core.config import _cache_root
+
+    return os.path.join(_cache_root(), f"regex-{_tag()}.marshal")
+
+
+def path():
+    from pathlib import Path
+
+    return Path(_file())
 
 
 def _read() -> dict:
@@ -95,7 +104,7 @@ def _load() -> None:
     _state.update(kept=None, new={}, path=None)
     if _tag():
         try:
-            _state["path"] = path()
+            _state["path"] = _file()
         except Exception:  # noqa: BLE001 - no home to keep it in: compile as usual
             return
         _state["kept"] = _read()

@@ -17,7 +17,6 @@ import math
 import os
 import re
 import sqlite3
-from pathlib import Path
 
 from . import retrieve as R
 from ..core import textutil as T
@@ -412,14 +411,14 @@ def _mark_changed(cfg: Config, conn: sqlite3.Connection, repo: str, project: str
     paths = [it["path"] for it in shown]
     exact = {p: bool(fp) for p, fp in rows_in(conn, "SELECT path, max(fp IS NOT NULL) FROM anchors "
                                                     "WHERE path IN ({in}) GROUP BY path", paths)}
-    last = code.last_of(str(cfg.cache_dir), repo, [p for p, fp in exact.items() if not fp])
+    last = code.last_of(cfg.cache_str, repo, [p for p, fp in exact.items() if not fp])
     marked = False
     for it in shown:
         p = it["path"]
         if p not in exact:
             continue
         if exact[p] or not _still(repo, last.get(p), conn, p):
-            info = code.note_code(conn, str(cfg.cache_dir), repo, p, project, vanished=False)
+            info = code.note_code(conn, cfg.cache_str, repo, p, project, vanished=False)
             where = code.changed_where(info) if info["state"] == "changed" else None
         else:
             files = sorted(f for f, (st, _) in last[p].items() if st == "changed")
