@@ -405,3 +405,18 @@ def test_sectioned_docs_with_no_notes_folder_get_the_apps_root_and_its_summary_s
     assert w["path"] == "Keep pages short.md"
     r = run_cli("--vault", str(v), "--cache-dir", str(v.parent / "help-cache"), "explain", w["path"], "--json")
     assert json.loads(r.stdout)["summary"] == "Short pages are read."  # read back from `description`
+
+
+def test_a_property_each_note_carries_as_a_slug_of_its_name_is_written_for_the_new_note(tmp_path):
+    """Obsidian Publish's `permalink:` (`status-bar` on `Status bar.md`, `sync/setup` on `Set up
+    Sync.md`): a new note carries the slug of its title there. A property of per-note values not made
+    of the file name's words (a random `uid`, a `source` address) does not get it."""
+    v = tmp_path / "help"
+    names = ["Status bar", "Set up Sync", "Drag and drop", "Pop-out windows", "Basic formatting syntax", "Tabs"]
+    for i, name in enumerate(names):
+        link = ("sync/setup", "syntax")[i % 2] if i in (1, 4) else name.lower().replace(" ", "-")
+        put(v, f"Docs/{name}.md", f"---\npermalink: {link}\nuid: k{i}x9q2w{i}\nsource: https://example.com/{i}\n---\n"
+                                  f"See [[{names[(i + 1) % len(names)]}]].\n")
+    text = dry_run(v)["text"]
+    assert "\npermalink: zq-check-decision\n" in text
+    assert "uid: zq" not in text and "source: zq" not in text and text.count("zq-check-decision") == 1

@@ -231,6 +231,7 @@ class Style:
         self.schema: set[str] = set()       # concepts most notes carry (written even when empty)
         self.constants: list[tuple[str, object]] = []  # (key, value) most notes carry as is
         self.empty: list[tuple[str, object]] = []  # (key, [] or "") most notes carry, each its own value
+        self.named: list[str] = []            # keys most notes carry as a slug of their own file name (`permalink`)
         self.category_key: str | None = None  # `categories` when the vault marks kinds with linked notes
         self.h1 = True
         self.slug = False
@@ -267,15 +268,35 @@ class Style:
     def key(self, concept: str) -> str:
         return self.keys.get(concept, concept)
 
+    def named_values(self, title: str) -> list[tuple[str, str]]:
+        """(key, the title as a slug) for each property the vault's notes carry as a slug of their
+        own file name (Obsidian Publish's `permalink: status-bar` on `Status bar.md`)."""
+        slug = _slug(title)
+        return [(k, slug) for k in self.named] if slug else []
+
     def file_name(self, name: str, type_: str = "note") -> str:
         """`name` as the vault names files: a kebab-case slug where its names are slugs; in Dendron a
         hierarchy name under the kind's domain (`decisions.use-sqlite`)."""
         if not self.slug and self.dialect != "dendron":
             return name
-        slug = re.sub(r"[^\w]+", "-", name.lower()).strip("-_")
+        slug = _slug(name)
         if self.dialect == "dendron":
             return f"{PLURAL.get(type_, type_)}.{slug or 'note'}"
         return slug or name
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^\w]+", "-", name.lower()).strip("-_")
+
+
+def _named_by_file(value, stem: str) -> bool:
+    """Is `value` a slug made of the file name's words: lower case, no spaces, its last path part's
+    words all the name's (`status-bar` and `sync/setup` for `Set up Obsidian Sync`; not `sync/faq`
+    for `Frequently asked questions`, nor a random `id`)?"""
+    if not isinstance(value, str) or not value.strip() or value != value.lower() or " " in value.strip():
+        return False
+    words = textutil.words(value.rstrip("/").rsplit("/", 1)[-1])
+    return bool(words) and set(words) <= set(textutil.words(stem))
 
 
 # The names a vault gives the folder of its general notes (kepano's template `Notes/`, PARA's `Inbox`)
@@ -325,7 +346,7 @@ def _mtime(path: str) -> int | None:
 
 
 STYLE_FILE = "style.json"  # beside the index: `of` for its last state (index/derived.py)
-_STYLE_FIELDS = ("dialect", "notes", "keys", "schema", "constants", "empty", "category_key", "h1", "slug",
+_STYLE_FIELDS = ("dialect", "notes", "keys", "schema", "constants", "empty", "named", "category_key", "h1", "slug",
                  "new_note_folder", "home_folder", "own_layout", "links_properties")
 
 
@@ -351,7 +372,7 @@ def of(cfg: Config, conn: sqlite3.Connection) -> Style:
     # what `measure` reads besides the notes (whose changes move the index's state): the settings
     # (a Dendron workspace's vault by its dendron.yml, not chosen again: that parses the file and
     # lists each vault on every write, where its note counts move the index's state anyway)
-    inputs = [dialect, appsettings.new_note_folder(vault, dialect), cfg.journal_folder,
+    inputs = [_STYLE_FIELDS, dialect, appsettings.new_note_folder(vault, dialect), cfg.journal_folder,
               appsettings.templates_folder(vault, dialect), _files_by_kind(cfg),
               [_mtime(os.path.join(vault, f)) for f in (*DAILY_SETTINGS, "dendron.yml")]]
 
@@ -391,6 +412,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
     counts: Counter = Counter()
     folded: Counter = Counter()
     values: dict[str, Counter] = {}
+    by_name: Counter = Counter()  # key -> notes whose value is a slug of their own file name
     cat_links = Counter()
     folders: Counter = Counter()
     names = slugs = with_props = linked = linking = 0
@@ -431,6 +453,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
                 values.setdefault(k, Counter())[json.dumps(v, ensure_ascii=False, sort_keys=True)] += 1
             if k.strip().lower() in CATEGORY_KEYS and _is_link(v):
                 cat_links[k] += 1
+            by_name[k] += _named_by_file(v, stem)
     st.notes = n
     if n < MIN_NOTES:
         return st
@@ -466,6 +489,8 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
         v = json.loads(value)
         if vc >= CONSTANT_SHARE * c and v not in (None, "", []) and not _is_link(v):
             st.constants.append((key, v))
+        elif by_name[key] >= SCHEMA_SHARE * c:
+            st.named.append(key)  # each note's own slug: the new note gets one of its title
         elif low not in WRITTEN_ELSEWHERE:
             # a property of the vault's note shape whose value each note fills (`topics:`): there, empty
             lists = sum(n for vj, n in values[key].items() if vj.startswith("["))

@@ -422,6 +422,7 @@ def _compose(conn, type_, title, name, summary, tags, project, body, link_paths,
     if "modified" in st.keys:
         props.append((st.key("modified"), today))
     props += st.constants
+    props += st.named_values(title)
     # a property of the vault's note shape left empty (`projects: []`) holds the project where it names it
     props += [(k, v) for k, v in st.empty if not (project and project[1] and k.lower() == project[0].lower())]
     if "aliases" in st.schema:
