@@ -551,3 +551,21 @@ def test_recall_reads_the_prompts_head_and_capture_the_whole_prompt(vault_env):
     # ... but capture reads the whole (cut) prompt: a statement at its end still gets the capture line
     text = context_of(prompt_hook({"session_id": "h3", "prompt": FILLER[:3000] + ".\n\n" + CAPTURE_KNOWN}, vault_env))
     assert "memory-write skill" in text
+
+
+def test_a_first_prompt_without_a_session_start_counts_only_this_folders_project_as_shown(vault_env, vault, cache_dir):
+    """No SessionStart state (a hook run on its own): the brief the session would have had in this
+    folder is its conventions, hubs and this folder's project, not every project's notes. So another
+    project's pitfall can still be given, while this project's are taken as shown."""
+    from memory_plugin.claude import session
+
+    data = json.loads((cache_dir / "brief.json").read_text())
+    atlas, beacon = data["projects"]["atlas"], data["projects"]["beacon"]
+    st = session.fresh_state(str(cache_dir), str(vault / "Projects" / "atlas"))
+    shown = set(st["shown"])
+    assert st["project"][1] == "atlas"
+    assert {p["path"] for p in atlas["pitfalls"]} <= shown
+    assert not {p["path"] for p in beacon["pitfalls"]} & shown
+    assert {h["path"] for h in data["hubs"]} <= shown
+    (cache_dir / "brief-start.jsonl").unlink()  # no cut: brief.json whole, the same notes
+    assert set(session.fresh_state(str(cache_dir), str(vault / "Projects" / "atlas"))["shown"]) == shown

@@ -51,8 +51,12 @@ def fresh_state(cache_dir: str, cwd: str | None) -> dict:
         data, match = found
         name = match.project["name"] if match.project else ""
     else:
+        from ..index import project
+
         data = brief.load(cache_dir) or {}
         name = _project(data, cwd)
+        key = project.key(name) if name else None
+        data = {**data, "projects": {k: v for k, v in (data.get("projects") or {}).items() if k == key}}
     return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", name], "new": True}
 
 
