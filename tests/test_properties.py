@@ -261,3 +261,20 @@ def test_logseq_page_tags_and_alias_are_the_pages_tags_and_aliases(tmp_path):
     cfg = load_config(vault=vault)
     n = parse_note("pages/Paper.md", (vault / "pages/Paper.md").read_bytes(), cfg.values)
     assert n.tags == ["Micro fluidics", "pumps"] and "Pump paper" in n.aliases
+
+
+def test_a_date_property_is_found_by_the_day_in_words(tmp_path, cache_dir):
+    """`birthday: 1984-07-31` answers "whose birthday is on July 31st?": a date value is also
+    indexed in words and a day's ordinal is read as its number."""
+    from conftest import query_items, run_cli, write_file
+
+    v = tmp_path / "vault"
+    write_file(v, "people/Betty T.md", "---\nbirthday: 1984-07-31\n---\nMet at the climbing gym.\n")
+    write_file(v, "people/Sam K.md", "---\nbirthday: 1990-03-02\n---\nWorks on boats.\n")
+    for i in range(6):
+        write_file(v, f"Notes/Note {i}.md", f"Filler note {i} about July plans.\n" if i % 2 else f"Filler {i}.\n")
+    r = run_cli("--vault", str(v), "rebuild")
+    assert r.returncode == 0, r.stderr
+    got = [i["path"] for i in query_items(v, "whose birthday is on July 31st?")]
+    assert got[:1] == ["people/Betty T.md"]
+    assert [i["path"] for i in query_items(v, "who was born on March 2nd?")][:1] == ["people/Sam K.md"]

@@ -180,3 +180,14 @@ def test_a_templates_instruction_left_in_a_note_is_no_summary(tmp_path):
     parse = lambda rel: parse_note(rel, (tmp_path / rel).read_bytes(), cfg.values).summary  # noqa: E731
     assert parse("Notes/UI.md") == "Move the header into the panel"
     assert parse("Notes/Own.md").startswith("The panel, in one paragraph")  # the owner's own words stay
+
+
+def test_a_tag_line_or_a_greeting_is_not_a_summary():
+    from memory_plugin.vault.notes import first_paragraph
+
+    assert first_paragraph("#dv/ #dvjs/list\n\n> [!hint] Contributed by Ann\n\nLists the open tasks.") == \
+        "Lists the open tasks."
+    assert first_paragraph("Good day!\n\nThis vault shows Dataview queries.\n") == "This vault shows Dataview queries."
+    assert first_paragraph("Hello world programs print one line.\n") == "Hello world programs print one line."
+    assert first_paragraph("#1 rule: keep pages short.\n") == "#1 rule: keep pages short."
+    assert first_paragraph("Welcome!\n") == "Welcome!"  # nothing after it: still the note's only prose

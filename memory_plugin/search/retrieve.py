@@ -110,8 +110,13 @@ class Cand(Record):
         self.demoted = demoted  # a rule with a cause (kind, journal, history, project) lowered it
 
 
+_ORDINAL_RE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
+
+
 def content_words(words: list[str], drop=frozenset()) -> list[str]:
-    """The words worth searching for: no stop words, no word pieces, none of `drop`."""
+    """The words worth searching for: no stop words, no word pieces, none of `drop`; a day's
+    ordinal as its number ("31st" is 31, as a date property reads: vault/notes.py _date_words)."""
+    words = [m[1] if (m := _ORDINAL_RE.fullmatch(w)) else w for w in words]
     return list(dict.fromkeys(w for w in words if w not in T.STOPWORDS and w not in FRAGMENTS and w not in drop
                               and (len(w) > 1 or w.isdigit())))
 

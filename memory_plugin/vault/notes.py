@@ -79,14 +79,19 @@ _SETEXT_RE = re.compile(r"=++|-++")
 # A `key:: value` line (a Logseq page property, a Dataview inline field): a fact, not prose
 # (the value may follow the `::` at once, `quote::“…”`; `Foo::bar` is code, not a field)
 _FIELD_LINE_RE = re.compile(r"(?:[A-Za-z][\w -]{0,40}+|\*\*[^*\n]{1,40}+\*\*)::(?:\s|$|(?=[^\w:]))")
-# What is left of a line once its links are taken out, when the line held nothing but links
-# (a table of contents, a "See also" row): separators and list punctuation.
+# What is left of a line once its links and tags are taken out, when the line held nothing but links
+# (a table of contents, a "See also" row) or tags (`#dv/list #dvjs`, a template's tag line):
+# separators and list punctuation.
 _LINKS_ONLY_RE = re.compile(r"(?:!?\[\[[^\[\]\n]*+\]\]|!?\[[^\[\]\n]*+\]\((?:[^()\n]|\([^()\n]*+\))*+\)(?:\{[^{}\n]*+\})?"
-                            r"|[A-Za-z][\w+.-]*+://\S++)")
+                            r"|[A-Za-z][\w+.-]*+://\S++|(?<!\S)#[^\s#,;]++)")
 _SEPARATORS_RE = re.compile(r"[\s,;:|·•/→←<>\-–—()*_]*+")
 # A label before a line's links (`Source: https://…`, `*Source:* [[x]]`): with nothing but links
 # after it, the line is a reference, not prose
 _LINK_LABEL_RE = re.compile(r"[*_]{0,2}+[^\W_][\w /-]{0,30}+:[*_]{0,2}+\s")
+# A paragraph that is only a salutation ("Good day!", "Hello friends!", "Welcome!"): it opens a
+# note, it says nothing about it
+GREETING_RE = re.compile(r"(?:hello|hi|hey|howdy|greetings|welcome|good (?:morning|day|afternoon|evening)"
+                         r"|hola|bonjour|salut|hallo|ciao)\b[^.!?\n]{0,20}+[.!]*+", re.I)
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
@@ -454,18 +459,32 @@ def _skipped_key(norm: str, inline: bool) -> bool:
             or (inline and norm in LOGSEQ_BUILTIN_KEYS))
 
 
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_ISO_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.+Z-]*)?")
+
+
+def _date_words(text: str) -> str:
+    """An ISO date value with the day as a question names it: `1984-07-31 (31 July 1984)`, so
+    "whose birthday is on July 31st?" finds `birthday: 1984-07-31`."""
+    m = _ISO_DATE_RE.fullmatch(text)
+    if m and 1 <= int(m[2]) <= 12 and 1 <= int(m[3]) <= 31:
+        return f"{text} ({int(m[3])} {_MONTHS[int(m[2]) - 1]} {m[1]})"
+    return text
+
+
 def _value_text(v) -> str:
-    """One property value as its words: text (whitespace made one space), numbers and dates as
-    written; a list of them joined by ", "; booleans, nulls, mappings and template variables are
-    no text."""
+    """One property value as its words: text (whitespace made one space), numbers as written,
+    dates also in words (_date_words); a list of them joined by ", "; booleans, nulls, mappings
+    and template variables are no text."""
     t = type(v)
     if t is str:
         text = " ".join(v.split())
-        return "" if _PLACEHOLDER_VALUE_RE.search(text) else text[:PROP_VALUE_MAX]
+        return "" if _PLACEHOLDER_VALUE_RE.search(text) else _date_words(text[:PROP_VALUE_MAX])
     if t is int or t is float:
         return repr(v)
     if isinstance(v, (_dt.date, _dt.datetime)):
-        return v.isoformat()
+        return _date_words(v.isoformat())
     if t is list:
         return ", ".join(x for x in (_value_text(i) for i in v if type(i) is not list) if x)[:PROP_VALUE_MAX]
     return ""
@@ -507,7 +526,7 @@ def property_text(props: dict, masked_body: str, skip_key: str | None = None, lo
             key, value = key.strip(), " ".join(value.split())
             if not value or _PLACEHOLDER_VALUE_RE.search(value) or _skipped_key(prop_key_norm(key), True):
                 continue
-            line = f"{key}: {value[:PROP_VALUE_MAX]}"
+            line = f"{key}: {_date_words(value[:PROP_VALUE_MAX])}"
             if line in seen:  # the same field again (a type on every list item) says nothing more
                 continue
             seen.add(line)
@@ -616,7 +635,9 @@ def first_paragraph(masked_body: str, label_first: bool = False,
             if not s:
                 continue
         if not s:
-            if para:
+            if para and len(para) == 1 and GREETING_RE.fullmatch(para[0]):
+                para, size = [], 0  # a salutation on its own: the prose starts after it
+            elif para:
                 break
             continue
         if "^" in s:
