@@ -265,7 +265,7 @@ def test_logseq_page_tags_and_alias_are_the_pages_tags_and_aliases(tmp_path):
 
 def test_a_date_property_is_found_by_the_day_in_words(tmp_path, cache_dir):
     """`birthday: 1984-07-31` answers "whose birthday is on July 31st?": a date value is also
-    indexed in words and a day's ordinal is read as its number."""
+    indexed in words, with the day as a number and as an ordinal."""
     from conftest import query_items, run_cli, write_file
 
     v = tmp_path / "vault"
@@ -278,3 +278,6 @@ def test_a_date_property_is_found_by_the_day_in_words(tmp_path, cache_dir):
     got = [i["path"] for i in query_items(v, "whose birthday is on July 31st?")]
     assert got[:1] == ["people/Betty T.md"]
     assert [i["path"] for i in query_items(v, "who was born on March 2nd?")][:1] == ["people/Sam K.md"]
+    write_file(v, "Notes/Payday.md", "Salaries are paid on the 31st.\n")  # the ordinal as written still counts
+    assert run_cli("--vault", str(v), "sync").returncode == 0
+    assert [i["path"] for i in query_items(v, "what is paid on the 31st?")][:1] == ["Notes/Payday.md"]

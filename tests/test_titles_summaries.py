@@ -191,3 +191,5 @@ def test_a_tag_line_or_a_greeting_is_not_a_summary():
     assert first_paragraph("Hello world programs print one line.\n") == "Hello world programs print one line."
     assert first_paragraph("#1 rule: keep pages short.\n") == "#1 rule: keep pages short."
     assert first_paragraph("Welcome!\n") == "Welcome!"  # nothing after it: still the note's only prose
+    for line in ("Good morning routine: wake at 6.", "Hello world in Go.", "Hey Jude chords"):
+        assert first_paragraph(f"{line}\n\nMore text.\n") == line  # a line that opens with a greeting word

@@ -414,9 +414,21 @@ def test_a_property_each_note_carries_as_a_slug_of_its_name_is_written_for_the_n
     v = tmp_path / "help"
     names = ["Status bar", "Set up Sync", "Drag and drop", "Pop-out windows", "Basic formatting syntax", "Tabs"]
     for i, name in enumerate(names):
-        link = ("sync/setup", "syntax")[i % 2] if i in (1, 4) else name.lower().replace(" ", "-")
+        link = ("sync/faq", "syntax")[i % 2] if i in (1, 4) else name.lower().replace(" ", "-")
         put(v, f"Docs/{name}.md", f"---\npermalink: {link}\nuid: k{i}x9q2w{i}\nsource: https://example.com/{i}\n---\n"
                                   f"See [[{names[(i + 1) % len(names)]}]].\n")
     text = dry_run(v)["text"]
     assert "\npermalink: zq-check-decision\n" in text
     assert "uid: zq" not in text and "source: zq" not in text and text.count("zq-check-decision") == 1
+
+
+def test_an_id_or_a_shared_word_from_the_file_name_is_not_a_slug_to_write(tmp_path):
+    """A Zettelkasten id (`id: "202301011201"` on `202301011201 Topic 1 about gardens.md`) and a
+    value many notes share (`topic: gardens`) are made of the file name's words too: neither is a
+    slug of the note's name to write for a new one."""
+    v = tmp_path / "zk"
+    for i in range(8):
+        stamp = f"2023010112{i:02d}"
+        put(v, f"{stamp} Topic {i} about gardens.md", f"---\nid: \"{stamp}\"\ntopic: gardens\n---\nSee [[{stamp}]].\n")
+    text = dry_run(v)["text"]
+    assert "zq-check-decision" not in text

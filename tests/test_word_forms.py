@@ -65,6 +65,18 @@ def test_a_word_run_together_with_the_next_one_is_known(tmp_path):
     assert w["burning"][1] == 1 and w["desk"][1] == 0 and alone["burning"][1] == 0
 
 
+def test_a_private_notes_name_does_not_make_the_word_known(tmp_path):
+    """The index's word list holds private notes' titles: "bread" only in a private note's file name
+    is a word no note has, as it was before that note was written."""
+    notes = {"Breadth.md": "Breadth first search.\n", "Bread.md": "---\nprivate: true\n---\nLoaf.\n"}
+    notes.update({f"Other {i}.md": f"Filler note {i}.\n" for i in range(6)})
+    _v, conn = _index(tmp_path, notes)
+    try:
+        assert R.idf_weights(conn, ["bread"], 8)["bread"][1] == 0
+    finally:
+        conn.close()
+
+
 def test_a_private_note_with_the_form_does_not_make_the_word_known(tmp_path):
     notes = {"Breadth.md": "The breadth of it.\n", "Secret.md": "---\nprivate: true\n---\nSourdough breads.\n"}
     notes.update({f"Other {i}.md": f"Filler note {i}.\n" for i in range(6)})
@@ -87,3 +99,17 @@ def test_a_question_about_a_word_the_vault_has_only_inside_others_gets_nothing(t
     assert r.returncode == 0, r.stderr
     assert query_items(v, "do we have a sourdough bread recipe?") == []
     assert [i["path"] for i in query_items(v, "a pasta recipe with tomatoes")][:1] == ["Pasta recipe.md"]
+
+
+def test_only_words_a_form_could_be_are_read(tmp_path):
+    """Thousands of `2023…` ids are not read for "2023" (no form is that much longer than its stem);
+    a long word's cut stem still finds its long forms."""
+    notes = {f"Z{i}.md": f"202301011{i:03d} note planned.\n" for i in range(5)}
+    notes["Config.md"] = "The configurations are read first.\n"
+    _v, conn = _index(tmp_path, notes)
+    try:
+        assert R._forms_of(conn, "2023") == []
+        assert R._forms_of(conn, "plan") == ["planned"]
+        assert R._forms_of(conn, "configuration") == ["config", "configurations"]  # the title too
+    finally:
+        conn.close()

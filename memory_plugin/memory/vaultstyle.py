@@ -182,6 +182,7 @@ ONE_FOLDER_SHARE = 2 / 3  # where this share of the notes sit in one folder (twi
 LINKED_SHARE = 1 / 3   # a folder no app marked whose notes link to its files this often (wikilinks, embeds,
                        # markdown links), or most of whose notes carry front matter, was written for a notes
                        # app or site: its folders say where a new note goes, as an app's would
+OWN_VALUE_SHARE = 0.9  # a property whose values differ on this share of the notes carrying it is each note's own
 SLUG_SHARE = 0.8       # where this share of many-word file names are kebab-case slugs, a new name is one
 MIN_NOTES = 5          # fewer measured notes than this show no convention: the plugin's layout
 STYLE_SAMPLE = 1000    # at most about this many notes are measured (an even sample of a larger vault)
@@ -290,10 +291,11 @@ def _slug(name: str) -> str:
 
 
 def _named_by_file(value, stem: str) -> bool:
-    """Is `value` a slug made of the file name's words: lower case, no spaces, its last path part's
-    words all the name's (`status-bar` and `sync/setup` for `Set up Obsidian Sync`; not `sync/faq`
-    for `Frequently asked questions`, nor a random `id`)?"""
-    if not isinstance(value, str) or not value.strip() or value != value.lower() or " " in value.strip():
+    """Is `value` a slug made of the file name's words: lower case, no spaces, a letter, its last
+    path part's words all the name's (`status-bar` for `Status bar`, `advanced-syntax` for `Advanced
+    formatting syntax`; not `sync/faq` for `Frequently asked questions`, nor a numeric `id`)?"""
+    if not isinstance(value, str) or not value.strip() or value != value.lower() or " " in value.strip() \
+            or not any(ch.isalpha() for ch in value):
         return False
     words = textutil.words(value.rstrip("/").rsplit("/", 1)[-1])
     return bool(words) and set(words) <= set(textutil.words(stem))
@@ -489,7 +491,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
         v = json.loads(value)
         if vc >= CONSTANT_SHARE * c and v not in (None, "", []) and not _is_link(v):
             st.constants.append((key, v))
-        elif by_name[key] >= SCHEMA_SHARE * c:
+        elif by_name[key] >= SCHEMA_SHARE * c and len(values[key]) >= OWN_VALUE_SHARE * c:
             st.named.append(key)  # each note's own slug: the new note gets one of its title
         elif low not in WRITTEN_ELSEWHERE:
             # a property of the vault's note shape whose value each note fills (`topics:`): there, empty

@@ -110,13 +110,8 @@ class Cand(Record):
         self.demoted = demoted  # a rule with a cause (kind, journal, history, project) lowered it
 
 
-_ORDINAL_RE = re.compile(r"(\d{1,2})(?:st|nd|rd|th)")
-
-
 def content_words(words: list[str], drop=frozenset()) -> list[str]:
-    """The words worth searching for: no stop words, no word pieces, none of `drop`; a day's
-    ordinal as its number ("31st" is 31, as a date property reads: vault/notes.py _date_words)."""
-    words = [m[1] if (m := _ORDINAL_RE.fullmatch(w)) else w for w in words]
+    """The words worth searching for: no stop words, no word pieces, none of `drop`."""
     return list(dict.fromkeys(w for w in words if w not in T.STOPWORDS and w not in FRAGMENTS and w not in drop
                               and (len(w) > 1 or w.isdigit())))
 
@@ -289,7 +284,8 @@ def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int,
         term = T.fts_term(w)
         df = conn.execute(sql, (term,)).fetchone()[0]
         token = T.fts_token(w)
-        if df and term.endswith("*") and token and not _has_token(conn, token):
+        # the word itself in a public note (the vocabulary lists private notes' titles too)
+        if df and term.endswith("*") and token and not conn.execute(sql, (f'"{token}"',)).fetchone()[0]:
             forms = _forms_of(conn, token, nxt.get(w, ()))  # the stem as a prefix found only other words: "bread" in "breadth"
             df = conn.execute(sql, (" OR ".join(f'"{t}"' for t in forms),)).fetchone()[0] if forms else 0
         out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
@@ -303,18 +299,22 @@ def _vocab(conn: sqlite3.Connection) -> str:
     return "temp.fts_words"
 
 
-def _has_token(conn: sqlite3.Connection, w: str) -> bool:
-    return conn.execute(f"SELECT 1 FROM {_vocab(conn)} WHERE term = ?", (w,)).fetchone() is not None
+FORM_LONGER_MAX = 7  # a form of a word whose stem was not cut is at most this much longer than the stem
+                    # (the longest ending, "ations", and a doubled consonant): longer words are not read
 
 
 def _forms_of(conn: sqlite3.Connection, w: str, then=()) -> list[str]:
     """The index's words that are forms of the token `w` (T.same_word), or of `w` run together with
-    a word of `then` (the question's words after it), among those its stem starts."""
+    a word of `then` (the question's words after it), among those its stem starts. Only words a
+    form could be are listed: a Zettelkasten's thousands of `2023…` ids are not read for "2023"."""
     s = T.stem(w)
-    then = [T.fts_token(x) for x in then]
-    return [t for (t,) in conn.execute(f"SELECT term FROM {_vocab(conn)} WHERE term >= ? AND term < ?",
-                                       (s, s + "\U0010ffff"))
-            if T.same_word(t, w) or any(x and t.endswith(x) and T.same_word(t[:-len(x)], w) for x in then)]
+    then = [x for x in (T.fts_token(x) for x in then) if x]
+    longest = len(s) + FORM_LONGER_MAX + max((len(x) for x in then), default=0)
+    if len(s) >= 6:  # a stem of six letters is what a long word's stem is cut to (T.stem): any length
+        longest = 10 ** 6
+    return [t for (t,) in conn.execute(f"SELECT term FROM {_vocab(conn)} WHERE term >= ? AND term < ? "
+                                       "AND length(term) <= ?", (s, s + "\U0010ffff", longest))
+            if T.same_word(t, w) or any(t.endswith(x) and T.same_word(t[:-len(x)], w) for x in then)]
 
 
 def names(conn: sqlite3.Connection, words: list[str], content: list[str], type_: str | None,

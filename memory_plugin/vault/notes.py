@@ -91,7 +91,7 @@ _LINK_LABEL_RE = re.compile(r"[*_]{0,2}+[^\W_][\w /-]{0,30}+:[*_]{0,2}+\s")
 # A paragraph that is only a salutation ("Good day!", "Hello friends!", "Welcome!"): it opens a
 # note, it says nothing about it
 GREETING_RE = re.compile(r"(?:hello|hi|hey|howdy|greetings|welcome|good (?:morning|day|afternoon|evening)"
-                         r"|hola|bonjour|salut|hallo|ciao)\b[^.!?\n]{0,20}+[.!]*+", re.I)
+                         r"|hola|bonjour|salut|hallo|ciao)(?:(?:[ ,]+[^\W\d_]+){0,2}[ ]*!+|[.!]*)", re.I)
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
@@ -465,11 +465,13 @@ _ISO_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ][\d:.+Z-]*)?")
 
 
 def _date_words(text: str) -> str:
-    """An ISO date value with the day as a question names it: `1984-07-31 (31 July 1984)`, so
-    "whose birthday is on July 31st?" finds `birthday: 1984-07-31`."""
+    """An ISO date value with the day as a question names it: `1984-07-31 (31 July 1984, July
+    31st)`, so "whose birthday is on July 31st?" finds `birthday: 1984-07-31`."""
     m = _ISO_DATE_RE.fullmatch(text)
     if m and 1 <= int(m[2]) <= 12 and 1 <= int(m[3]) <= 31:
-        return f"{text} ({int(m[3])} {_MONTHS[int(m[2]) - 1]} {m[1]})"
+        day, month = int(m[3]), _MONTHS[int(m[2]) - 1]
+        nth = "th" if 10 < day % 100 < 14 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+        return f"{text} ({day} {month} {m[1]}, {month} {day}{nth})"
     return text
 
 
