@@ -65,20 +65,14 @@ def test_a_word_run_together_with_the_next_one_is_known(tmp_path):
     assert w["burning"][1] == 1 and w["desk"][1] == 0 and alone["burning"][1] == 0
 
 
-def test_a_private_notes_name_does_not_make_the_word_known(tmp_path):
-    """The index's word list holds private notes' titles: "bread" only in a private note's file name
-    is a word no note has, as it was before that note was written."""
-    notes = {"Breadth.md": "Breadth first search.\n", "Bread.md": "---\nprivate: true\n---\nLoaf.\n"}
-    notes.update({f"Other {i}.md": f"Filler note {i}.\n" for i in range(6)})
-    _v, conn = _index(tmp_path, notes)
-    try:
-        assert R.idf_weights(conn, ["bread"], 8)["bread"][1] == 0
-    finally:
-        conn.close()
-
-
-def test_a_private_note_with_the_form_does_not_make_the_word_known(tmp_path):
-    notes = {"Breadth.md": "The breadth of it.\n", "Secret.md": "---\nprivate: true\n---\nSourdough breads.\n"}
+@pytest.mark.parametrize("secret", [
+    ("Bread.md", "Loaf.\n"),  # the index's word list holds private notes' titles
+    ("Secret.md", "Sourdough breads.\n"),  # a form only a private note has
+])
+def test_a_private_note_does_not_make_the_word_known(tmp_path, secret):
+    """"bread" only in a private note (its file name, a form in its text) is a word no note has, as
+    it was before that note was written."""
+    notes = {"Breadth.md": "Breadth first search.\n", secret[0]: f"---\nprivate: true\n---\n{secret[1]}"}
     notes.update({f"Other {i}.md": f"Filler note {i}.\n" for i in range(6)})
     _v, conn = _index(tmp_path, notes)
     try:
