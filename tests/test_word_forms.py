@@ -107,3 +107,14 @@ def test_only_words_a_form_could_be_are_read(tmp_path):
         assert R._forms_of(conn, "configuration") == ["config", "configurations"]  # the title too
     finally:
         conn.close()
+
+
+def test_a_connection_that_cannot_make_the_word_table_keeps_the_prefix_count(tmp_path):
+    notes = {"Breadth.md": "Breadth first search.\n"}
+    notes.update({f"Other {i}.md": f"Filler note {i}.\n" for i in range(6)})
+    _v, conn = _index(tmp_path, notes)
+    try:
+        conn.execute("PRAGMA query_only = 1")
+        assert R.idf_weights(conn, ["bread"], 7)["bread"][1] == 1  # as before the word list was read
+    finally:
+        conn.close()

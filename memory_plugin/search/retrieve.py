@@ -286,8 +286,13 @@ def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int,
         token = T.fts_token(w)
         # the word itself in a public note (the vocabulary lists private notes' titles too)
         if df and term.endswith("*") and token and not conn.execute(sql, (f'"{token}"',)).fetchone()[0]:
-            forms = _forms_of(conn, token, nxt.get(w, ()))  # the stem as a prefix found only other words: "bread" in "breadth"
-            df = conn.execute(sql, (" OR ".join(f'"{t}"' for t in forms),)).fetchone()[0] if forms else 0
+            # the stem as a prefix found only other words ("bread" in "breadth"): the word's forms count
+            try:
+                forms = _forms_of(conn, token, nxt.get(w, ()))
+            except sqlite3.OperationalError:  # no temp table on this connection (query_only): the prefix's count
+                forms = None
+            if forms is not None:
+                df = conn.execute(sql, (" OR ".join(f'"{t}"' for t in forms),)).fetchone()[0] if forms else 0
         out[w] = (math.log((n_notes - df + 0.5) / (df + 0.5) + 1), df)
     return out
 
