@@ -43,9 +43,12 @@ def fresh_state(cache_dir: str, cwd: str | None) -> dict:
     """A session's first prompt when SessionStart left no state: the notes the brief would show in
     `cwd` as it is now (its conventions, hubs and this folder's project: not every project's, which
     at 10k notes were 2,600 paths, a 1 MB parse and a 170 KB state read back by each prompt) and
-    its project."""
+    its project. Without a working folder, every project's notes (the brief was one of them)."""
     from ..outputs import brief
 
+    if not cwd:  # no working folder (`eval --prompts`): the brief could have been any project's
+        data = brief.load(cache_dir) or {}
+        return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": ["", ""], "new": True}
     found = brief.for_session(cache_dir, cwd)  # brief.json's first line and this folder's project only
     if found:
         data, match = found
