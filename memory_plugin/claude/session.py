@@ -46,20 +46,18 @@ def fresh_state(cache_dir: str, cwd: str | None) -> dict:
     its project. Without a working folder, every project's notes (the brief was one of them)."""
     from ..outputs import brief
 
-    if not cwd:  # no working folder (`eval --prompts`): the brief could have been any project's
-        data = brief.load(cache_dir) or {}
-        return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": ["", ""], "new": True}
-    found = brief.for_session(cache_dir, cwd)  # brief.json's first line and this folder's project only
+    found = brief.for_session(cache_dir, cwd) if cwd else None  # brief.json's first line and one project
     if found:
         data, match = found
         name = match.project["name"] if match.project else ""
     else:
-        from ..index import project
+        data, name = brief.load(cache_dir) or {}, ""
+        if cwd:  # this folder's project only; without a folder (`eval --prompts`), any project's
+            from ..index import project
 
-        data = brief.load(cache_dir) or {}
-        name = _project(data, cwd)
-        key = project.key(name) if name else None
-        data = {**data, "projects": {k: v for k, v in (data.get("projects") or {}).items() if k == key}}
+            name = _project(data, cwd)
+            key = project.key(name) if name else None
+            data = {**data, "projects": {k: v for k, v in (data.get("projects") or {}).items() if k == key}}
     return {"shown": _brief_paths(cache_dir, data), "injected": [], "project": [cwd or "", name], "new": True}
 
 

@@ -290,7 +290,7 @@ def _slug(name: str) -> str:
     return re.sub(r"[^\w]+", "-", name.lower()).strip("-_")
 
 
-def _named_by_file(value, stem: str) -> bool:
+def _named_by_file(value, stem_words: set[str]) -> bool:
     """Is `value` a slug made of the file name's words: lower case, no spaces, a letter, its last
     path part's words all the name's (`status-bar` for `Status bar`, `advanced-syntax` for `Advanced
     formatting syntax`; not `sync/faq` for `Frequently asked questions`, nor a numeric `id`)?"""
@@ -298,7 +298,7 @@ def _named_by_file(value, stem: str) -> bool:
             or not any(ch.isalpha() for ch in value):
         return False
     words = textutil.words(value.rstrip("/").rsplit("/", 1)[-1])
-    return bool(words) and set(words) <= set(textutil.words(stem))
+    return bool(words) and set(words) <= stem_words
 
 
 # The names a vault gives the folder of its general notes (kepano's template `Notes/`, PARA's `Inbox`)
@@ -448,6 +448,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
         if p:
             with_props += 1
             linked += any(_is_link(v) for v in p.values())
+        stem_words = set(textutil.words(stem)) if p else set()
         for k, v in p.items():
             counts[k] += 1
             folded[k.strip().lower()] += 1
@@ -455,7 +456,7 @@ def measure(cfg: Config, conn: sqlite3.Connection) -> Style:
                 values.setdefault(k, Counter())[json.dumps(v, ensure_ascii=False, sort_keys=True)] += 1
             if k.strip().lower() in CATEGORY_KEYS and _is_link(v):
                 cat_links[k] += 1
-            by_name[k] += _named_by_file(v, stem)
+            by_name[k] += _named_by_file(v, stem_words)
     st.notes = n
     if n < MIN_NOTES:
         return st

@@ -270,9 +270,9 @@ def idf_weights(conn: sqlite3.Connection, content: list[str], n_notes: int,
     one of its forms (T.same_word), or, `words` being the question's words in order, the word run
     together with the next one ("burnout" for "burning out"): the stem as a prefix ("bread"*) also
     matches other words ("breadth", "desktop" for "desk"), and a vault that has only those does not
-    know the word. A word only private notes
-    have counts as one no note has: what the vault is known to hold (abstention, the prompt hook's weights) must not
-    depend on, or give away, what its private notes say."""
+    know the word. A word only private notes have counts as one no note has: what the vault is known
+    to hold (abstention, the prompt hook's weights) must not depend on, or give away, what its
+    private notes say."""
     has_private = conn.execute("SELECT 1 FROM notes WHERE private = 1 LIMIT 1").fetchone() is not None
     sql = "SELECT count(*) FROM fts WHERE fts MATCH ?" + (
         " AND rowid NOT IN (SELECT id FROM notes WHERE private = 1)" if has_private else "")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
-TYPE_CHECKING = False  # pathlib (6 ms with urllib and ipaddress) only where a model is looked for
+
+# typing costs every hook a few ms, pathlib 6 (with urllib and ipaddress): pathlib only where a model
+# is looked for
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
-TYPE_CHECKING = False  # importing typing costs every hook a few ms
-if TYPE_CHECKING:
     from typing import Callable
 
 from ..core.errors import MemoryPluginError
