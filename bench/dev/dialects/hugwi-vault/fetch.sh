@@ -5,7 +5,7 @@
 # redistributed) at commit 1e28616ddf7706d6528e483cfa60605b75ab4ffb: every markdown file and every Obsidian
 # Base (*.base) except those under Attachments/ (scratch "Untitled N.base" files beside images and
 # recordings), plus the top-level .obsidian/*.json settings (no plugin code, themes, snippets or
-# attachments), into DIR: 1,657 markdown files and 10 Bases. Left out: CLAUDE.md (instructions to a
+# attachments), into DIR: 1,656 markdown files and 10 Bases. Left out: CLAUDE.md (instructions to a
 # coding agent, not a note: no properties, no category, addressed to an agent), the `memory` symlink (it
 # points outside the repository, to the owner's ~/.agents/memory), the hidden .cluster_work/ folder (a
 # tagging script's batches; Obsidian does not show dot-folders), and the one clipping whose file name is
