@@ -353,3 +353,21 @@ def test_the_categories_folder_makes_its_notes_categories_whatever_property_name
         return files
     assert "Categories/Writing.md" in paths(build(tmp_path / "a", vault("Categories/")))
     assert "Topics/Writing.md" not in paths(build(tmp_path / "b", vault("Topics/")))
+
+
+def test_a_folder_named_categories_holds_categories_joined_by_any_link(tmp_path):
+    """A wiki kept as a vault: its category pages sit, empty, in `Categories/` and pages join one by a
+    closing `Categories: [[Categories/X|X]]` line. Each category is a hub with its members as reach,
+    before a generated table that links every page (link degree); one no page joins is not listed;
+    the same empty notes in another folder are no hubs."""
+    def vault(folder: str) -> dict:
+        files = {f"{folder}/{c}.md": "---\ncreated: 2024-08-31\n---\n" for c in ("Ideologies", "People", "Unused")}
+        files["System/New files.md"] = "| page |\n|---|\n" + "".join(f"| [[Pages/p{i}]] |\n" for i in range(12))
+        for i in range(12):
+            c = "Ideologies" if i < 8 else "People"
+            files[f"Pages/p{i}.md"] = f"Article {i}.\n\n> [!abstract] Categories\n> [[{folder}/{c}|{c}]]\n"
+        return files
+    hubs = build(tmp_path / "a", vault("Categories"))
+    assert paths(hubs)[:2] == ["Categories/Ideologies.md", "Categories/People.md"]
+    assert hubs[0]["entry"] == "category" and "Categories/Unused.md" not in paths(hubs)
+    assert not {"Topics/Ideologies.md", "Topics/People.md"} & set(paths(build(tmp_path / "b", vault("Topics"))))

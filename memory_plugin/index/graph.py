@@ -167,9 +167,15 @@ DESCRIPTIVE_PROPS = frozenset({
     "organization", "company", "companies", "source", "sources", "related", "links", "see-also"})
 CATEGORY_MIN_SHARE = 0.2      # another property: carried by at least this share of the vault's notes ...
 CATEGORY_MIN_PER_TARGET = 3   # ... with at least this many notes per target on average (few classes)
-NAMED_KINDS = ("category", "map of maps")  # entry kinds a note has only by being named by other notes
+NAMED_KINDS = ("category", "map of maps", "folder note")  # entry kinds an empty note never has: those a
+                              # note has by being named by other notes, or by a name like a folder's
 CATEGORY_FOLDER_MIN = 3       # a folder holding this many category notes, at least ...
 CATEGORY_FOLDER_SHARE = 0.5   # ... this share of its notes, is the vault's categories folder
+CATEGORY_FOLDER_NAMES = frozenset({"categories", "category"})  # a folder named for the vault's categories
+                              # (kepano's `Categories/`, a wiki's Category: namespace kept as a folder): each
+                              # note right in it is a category, its members the notes linking to it in any
+                              # way (a closing `Categories: [[Categories/X|X]]` line as much as a property),
+                              # and an empty one too (the app shows a page's backlinks: its members are the page)
 CATEGORY_MIN_MEMBERS = 2      # a classification property is the vault's category system when one of its
                               # targets is shared by this many notes; then every note it names is a
                               # category, however few its members (one the owner set up and has filed
@@ -300,6 +306,25 @@ def _category_folder_notes(cats: dict[str, int], prop_links: dict[str, dict[str,
     return {t: len(srcs) for t, srcs in out.items()}
 
 
+def _named_category_folder(conn: sqlite3.Connection, notes: dict[str, tuple]) -> dict[str, int]:
+    """The notes right in a folder named for categories (CATEGORY_FOLDER_NAMES) -> how many other
+    notes (no journal or template: `notes`) link to each, by any kind of link; those no note links
+    to are left out."""
+    folders = {p[:p.rfind("/") + 1] for p in notes if "/" in p}
+    named = [f for f in folders if _name(f[:-1].rsplit("/", 1)[-1]) in CATEGORY_FOLDER_NAMES]
+    if not named:
+        return {}
+    members: dict[str, set[str]] = {}
+    for f in named:
+        for src, target in conn.execute(
+                "SELECT DISTINCT src, target FROM links WHERE target IS NOT NULL AND src != target "
+                "AND substr(target, 1, ?) = ? AND instr(substr(target, ?), '/') = 0",
+                (len(f), f, len(f) + 1)):
+            if src in notes and target in notes:
+                members.setdefault(target, set()).add(src)
+    return {t: len(srcs) for t, srcs in members.items()}
+
+
 def _in_templates(low: str, template_folders: tuple[str, ...], dialect: str) -> bool:
     """Whether a (lowercased) path is in a templates folder: one named so, the app's own, or Dendron's
     `templates.*` hierarchy."""
@@ -381,10 +406,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     evidence: dict[str, dict[str, float]] = {}
     reach: dict[str, int] = {}
 
-    def add(path: str, kind: str, weight: float, r: int = 0) -> None:
+    def add(path: str, kind: str, weight: float, r: int = 0, blank_ok: bool = False) -> None:
         # an empty note is no way in however many notes name it (NAMED_KINDS): the file a click on a
-        # link to no note leaves behind (Obsidian creates it empty), a name kept for later
-        if path in notes and not (kind in NAMED_KINDS and path in empty):
+        # link to no note leaves behind (Obsidian creates it empty, `Clippings.md` beside `Clippings/`),
+        # a name kept for later
+        if path in notes and not (kind in NAMED_KINDS and path in empty and not blank_ok):
             e = evidence.setdefault(path, {})
             e[kind] = max(e.get(kind, weight), weight)
             reach[path] = max(reach.get(path, 0), r)
@@ -472,6 +498,8 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
         cats.setdefault(t, members)
     for t, members in cats.items():
         add(t, "category", CATEGORY_WEIGHT, members)
+    for t, members in _named_category_folder(conn, notes).items():
+        add(t, "category", CATEGORY_WEIGHT, max(members, cats.get(t, 0)), blank_ok=True)
     # the map the owner's maps point up to through a property (`topics: [[AI]]`, `up: [[Home]]` on
     # maps tagged moc): a map of maps, whatever the property, with the notes naming it as its reach
     maps_up: dict[str, set[str]] = {}
