@@ -281,3 +281,40 @@ def test_a_date_property_is_found_by_the_day_in_words(tmp_path, cache_dir):
     write_file(v, "Notes/Payday.md", "Salaries are paid on the 31st.\n")  # the ordinal as written still counts
     assert run_cli("--vault", str(v), "sync").returncode == 0
     assert [i["path"] for i in query_items(v, "what is paid on the 31st?")][:1] == ["Notes/Payday.md"]
+
+
+READWISE = """---
+categories:
+  - "[[Clippings]]"
+source: readwise
+---
+
+# Awesome Local Speech Models
+
+![rw-book-cover](https://example.org/cover.png)
+
+## Metadata
+- Author: [[tleyden]]
+- Full Title: Awesome Local Speech Models
+- Category: #articles
+- Summary: The post lists local speech-to-speech models that work fully offline.
+- URL: https://www.reddit.com/r/LocalLLaMA/comments/1/awesome/
+
+## Full Document
+A long pasted thread about microphones and latency.
+"""
+
+
+def test_a_readwise_metadata_list_is_properties_and_its_summary_the_summary(tmp_path):
+    """Readwise's export keeps an article's properties as `- Key: value` lines under `## Metadata`:
+    `Summary` is the note's summary (not the `Full Title` line), `Author` a fact the answer shows."""
+    cfg = built(tmp_path, {"Clippings/Awesome Local Speech Models.md": READWISE, **OTHER})
+    conn = I.open_index(cfg)
+    try:
+        summary = conn.execute("SELECT summary FROM notes WHERE path LIKE 'Clippings/%'").fetchone()[0]
+    finally:
+        conn.close()
+    assert summary == "The post lists local speech-to-speech models that work fully offline."
+    items = ask(cfg, "which article did tleyden write?")
+    assert items and items[0]["path"] == "Clippings/Awesome Local Speech Models.md"
+    assert any("in the property Author" in w for w in items[0]["why"]), items[0]["why"]

@@ -1,6 +1,7 @@
 """reorganize reads the vault as its app does: Dendron's hierarchy, templates and journals, embeds and
 property links, Logseq's pages that exist by reference, and one proposal per cause."""
 import json
+import random
 
 from conftest import reorganize_proposals, run_cli, write_file as _write
 
@@ -421,3 +422,40 @@ def test_two_works_by_their_identifiers_are_no_duplicates(tmp_path):
         _write(v, f"pages/@Sparse checkout {name}.md", f"doi:: {doi}\n\n- {SPARSE}")
     dups = [sorted(p["notes"]) for p in _proposals(v) if p["kind"] == "duplicate"]
     assert dups == [["pages/@Sparse checkout A again.md", "pages/@Sparse checkout A.md"]], dups
+
+
+def test_twins_of_one_shape_are_one_proposal_listing_the_pairs(tmp_path):
+    """Each article clipped twice, at the root and in `Clippings/` (two importers): one proposal that
+    says so and lists every pair; two such pairs alone stay two proposals."""
+    topics = ["sourdough starters", "bicycle gears", "tide tables", "violin strings", "glacier melt"]
+
+    def vault(root, n):
+        _write(root, ".obsidian/app.json", "{}")
+        rnd = random.Random(1)
+        vocab = ("ledger harbour cobalt meadow quartz lantern orchard falcon ember saffron pylon thimble gravel "
+                 "junction walnut prism anchor velvet cactus tundra basalt mosaic pepper canyon kettle").split()
+        for t in topics[:n]:
+            own = " ".join(rnd.choice(vocab) for _ in range(60))
+            text = f"An article on {t}, clipped for later. {own}.\n"
+            _write(root, f"{t.title()}.md", text)
+            _write(root, f"Clippings/{t.title()}.md", text + "Saved from the reader app.\n")
+        return [p for p in _proposals(root) if p["kind"] == "duplicate"]
+
+    dups = vault(tmp_path / "a", 5)
+    assert len(dups) == 1 and len(dups[0]["pairs"]) == 5, dups
+    assert "have a twin in" in dups[0]["title"] and "Clippings/" in dups[0]["title"]
+    assert {frozenset(p) for p in dups[0]["pairs"]} == {frozenset((f"{t.title()}.md", f"Clippings/{t.title()}.md"))
+                                                       for t in topics}
+    assert len(vault(tmp_path / "b", 2)) == 2
+
+
+def test_twins_are_named_alike_but_for_a_copys_mark_or_a_clippers_cut():
+    from memory_plugin.memory.reorganize import _twins
+
+    assert _twins("Pi Coding Agent 1.md", "Pi Coding Agent.md")
+    assert _twins("Clippings/Fastlagsvägen 61.md", "Fastlagsvagen 61 (01kdq9sw1e6j9ztd7qdh707eq4).md")
+    assert _twins("What's Your Current Best Stack? (01knc82b).md", "Clippings/Whats Your Current Best Stack.md")
+    assert _twins("Experimental Drug Can Reverse Osteoarthritis in Weeks, Animal Research… (01kq).md",
+                  "Clippings/Experimental Drug Can Reverse Osteoarthritis in Weeks, Animal Research Shows.md")
+    assert not _twins("Notes/Docker.md", "Notes/Docker Best Practices.md")
+    assert not _twins("Notes/Windows Registry.md", "Notes/Windows Registry Hacks.md")

@@ -11,6 +11,7 @@ import json
 import os
 import re
 import sqlite3
+import unicodedata
 from collections import Counter, defaultdict
 from typing import Any, Callable
 
@@ -48,6 +49,17 @@ VERSION_MARK = 3       # Dendron siblings whose names differ by this many traili
 # cases, as Dendron's siblings do, and wrote them alike by design: two of them are no duplicates. Two
 # notes alone so named may be one note kept twice (a version mark or a number names a draft).
 SERIES_MIN = 3
+# Twins: duplicate pairs of one shape (each pair one note in place A and one in place B: a folder, or a
+# Dendron hierarchy's parent; A may be B) from this many on are one proposal. Two importers of one
+# article (a web clipper at the root, a Readwise export in `Clippings/`), a copy of the docs per
+# version, `X.md` beside `X 1.md` after a sync conflict: one cause, which the owner decides once.
+TWIN_SERIES_MIN = 3
+# ... when the two are one name but for a copy's mark (Obsidian's ` 1` after a clash, a browser's
+# ` (1)`, an importer's id in brackets: `Title (01kdq9sw…)`, a doubled `.md`), its punctuation and
+# accents, or a cut a web clipper marks with `…`; `Docker` and `Docker Best Practices` in one folder
+# are two notes alike, each its own proposal
+_COPY_MARK_RE = re.compile(r"(?:\s*[(\[][^()\[\]]*[)\]]|\s+\d{1,3}|-\d{1,3}|\.md)+$")
+_CUT_MARKS = ("…", "...")
 TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
                        # (shorter names are one letter off many words: `cat` and `car`)
 # The vault's own norms, read from its notes: a rule a vault does not follow is no fault of one note.
@@ -376,10 +388,11 @@ def _kinds_apart(a: dict, b: dict, inbox: str | None = None) -> str | None:
     A note in the app's new-note folder (`inbox`) is not filed yet: a copy there is a copy to merge."""
     ca, cb = _category(a), _category(b)
     if ca and cb and not ca & cb:
-        return f"the vault files them apart: category {', '.join(sorted(ca))} and {', '.join(sorted(cb))}"
+        return "the vault files them apart: category {} and {}".format(*sorted((", ".join(sorted(ca)),
+                                                                                ", ".join(sorted(cb)))))
     fa, fb = (n["path"].split("/", 1)[0] if "/" in n["path"] else "" for n in (a, b))
     if fa and fb and fa != fb and (inbox or "").split("/", 1)[0] not in (fa, fb):
-        return f"the vault files them apart: {fa}/ and {fb}/"
+        return "the vault files them apart: {}/ and {}/".format(*sorted((fa, fb)))
     return None
 
 
@@ -616,6 +629,59 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
                     "by": v.by, "action": None,
                     "suggestion": f"merge by hand, or `memory-plugin supersede '{paths[0]}' '{paths[-1]}'`"
                                   + (" (and the others)" if len(paths) > 2 else "")})
+    out.sort(key=lambda p: (-p["score"], p["notes"]))
+    return _fold_twins(out, dialect)
+
+
+def _place(path: str, dialect: str) -> str:
+    """Where a note sits, as a twin's shape reads it: its folder, and in Dendron its hierarchy's parent."""
+    folder, _, name = path.rpartition("/")
+    if dialect == "dendron" and "." in name[:-3]:
+        return f"{folder}/{name[:-3].rsplit('.', 1)[0]}.*" if folder else f"{name[:-3].rsplit('.', 1)[0]}.*"
+    return folder + "/" if folder else "the vault root"
+
+
+def _copy_name(path: str) -> tuple[str, bool]:
+    """A note's name less a copy's mark (_COPY_MARK_RE) as its letters and digits, accents and case
+    folded, and whether a clipper cut it (_CUT_MARKS)."""
+    stem = path.rsplit("/", 1)[-1][:-3]
+    stem = (_COPY_MARK_RE.sub("", stem) or stem).strip()
+    letters = unicodedata.normalize("NFKD", T.fold(stem))
+    return "".join(c for c in letters if c.isalnum()), stem.endswith(_CUT_MARKS)
+
+
+def _twins(a: str, b: str) -> bool:
+    """Two notes' names are one (_copy_name), or one is the other cut short."""
+    (na, cut_a), (nb, cut_b) = _copy_name(a), _copy_name(b)
+    return bool(na and nb) and (na == nb or cut_a and nb.startswith(na) or cut_b and na.startswith(nb))
+
+
+def _fold_twins(found: list[dict], dialect: str) -> list[dict]:
+    """Pairs of twins (_twins) of one shape, TWIN_SERIES_MIN of
+    them or more, as one proposal listing its pairs."""
+    shapes: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for p in found:
+        if len(p["notes"]) == 2 and _twins(*p["notes"]):
+            shapes[tuple(sorted(_place(x, dialect) for x in p["notes"]))].append(p)
+    folded = {id(p) for group in shapes.values() if len(group) >= TWIN_SERIES_MIN for p in group}
+    out = [p for p in found if id(p) not in folded]
+    for (a, b), group in shapes.items():
+        if len(group) < TWIN_SERIES_MIN:
+            continue
+        best = group[0]  # `found` is sorted best first
+        ex = " and ".join(best["notes"])
+        apart = Counter(r for p in group for r in p["reasons"][:1] if r.startswith("the vault files them apart"))
+        where = f"{len(group)} notes in {a} are kept twice" if a == b else \
+            f"{len(group)} notes in {a} have a twin in {b}"
+        out.append({"kind": "duplicate", "title": f"{where} (first: {ex})", "notes": [x for p in group for x in p["notes"]],
+                    "pairs": [p["notes"] for p in group], "score": best["score"],
+                    "reasons": [f"{len(group)} pairs of one shape: one cause (two imports of the same notes, a "
+                                f"copy kept on purpose), decided once",
+                                *(f"{r} ({n} of them)" for r, n in apart.most_common(2)),
+                                f"closest: {ex}: {'; '.join(best['reasons'][:2])}"],
+                    "by": best["by"], "action": None,
+                    "suggestion": "decide once for all of them: keep both copies (and link each note to its twin), "
+                                  "or delete one side by hand"})
     out.sort(key=lambda p: (-p["score"], p["notes"]))
     return out
 

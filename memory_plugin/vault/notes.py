@@ -39,6 +39,23 @@ SUMMARY_CHARS = 240
 # The properties an owner writes a note's summary in, first non-empty wins: `summary` (ours),
 # `description` (Obsidian Publish, Jekyll, Hugo), `desc` (Dendron), `excerpt` (Dendron, Jekyll), `abstract`.
 SUMMARY_KEYS = ("summary", "description", "desc", "excerpt", "abstract")
+# Readwise's export (its Obsidian plugin's default template) keeps an article's properties in the body:
+# a `## Metadata` heading over `- Key: value` lines (Author, Full Title, Category, Summary, URL). They
+# are read as inline fields are: searchable as properties, `Summary` the note's summary, never its prose.
+METADATA_BLOCK_RE = re.compile(r"^#{1,6}[ \t]+Metadata[ \t]*\n((?:[ \t]*[-*][ \t]+[A-Z][\w ]{0,30}:[ \t].*(?:\n|$))+)",
+                               re.M)
+_METADATA_LINE_RE = re.compile(r"^[ \t]*[-*][ \t]+([A-Z][\w ]{0,30}):[ \t]+(.*)$", re.M)
+
+
+def metadata_block(body: str) -> tuple[list[tuple[str, str]], tuple[int, int] | None]:
+    """A Readwise `## Metadata` list (METADATA_BLOCK_RE) -> ([(key, value)], its span in `body`), or
+    ([], None)."""
+    m = METADATA_BLOCK_RE.search(body) if "Metadata" in body else None
+    if m is None:
+        return [], None
+    return [(k.strip(), v.strip()) for k, v in _METADATA_LINE_RE.findall(m.group(1))], m.span()
+
+
 # Text no owner means as a summary: template placeholders and macros ({{date}}, {{fm.desc}},
 # {{embed [[x]]}}, Templater's <% tp.… %>), obsidian-hub's #placeholder/… tags, Logseq block
 # references ((uuid)). `%% … %%` comments are dropped line by line (first_paragraph): they span lines.
@@ -492,13 +509,15 @@ def _value_text(v) -> str:
     return ""
 
 
-def property_text(props: dict, masked_body: str, skip_key: str | None = None, logseq: bool = False) -> str:
+def property_text(props: dict, masked_body: str, skip_key: str | None = None, logseq: bool = False,
+                  fields: list[tuple[str, str]] = ()) -> str:
     """What the note's properties say, as `key: value` lines, for search and `why`: frontmatter
     properties and inline fields whose keys are knowledge (PROP_SKIP_KEYS, LOGSEQ_BUILTIN_KEYS).
     Inline fields are Dataview's (`key:: value`, `[key:: value]`, `(key:: value)`, anywhere in the
     note: Dataview gives them to the page), or in a Logseq page (`logseq`) its page properties only
     (a block's properties are the block's). `masked_body`: the body with code blanked. `skip_key`:
-    the property that became the summary (its text is searchable there)."""
+    the property that became the summary (its text is searchable there). `fields`: more (key, value)
+    pairs read from the body (metadata_block)."""
     out: list[str] = []
     seen: set[str] = set()
     size = 0
@@ -515,8 +534,8 @@ def property_text(props: dict, masked_body: str, skip_key: str | None = None, lo
             size += len(out[-1]) + 1
             if size > PROP_TEXT_MAX:
                 break
-    if "::" in masked_body and size <= PROP_TEXT_MAX:
-        found: list[tuple[int, str, str]] = []
+    if ("::" in masked_body or fields) and size <= PROP_TEXT_MAX:
+        found: list[tuple[int, str, str]] = [(-1, k, v) for k, v in fields]
         if logseq:
             found = [(0, k, v) for k, v in logseq_page_lines(masked_body)]
             masked_body = ""
@@ -526,7 +545,8 @@ def property_text(props: dict, masked_body: str, skip_key: str | None = None, lo
             found.append((m.start(), m.group(1) or m.group(3), (m.group(2) if m.group(1) else m.group(4)) or ""))
         for _at, key, value in sorted(found, key=lambda f: f[0]):
             key, value = key.strip(), " ".join(value.split())
-            if not value or _PLACEHOLDER_VALUE_RE.search(value) or _skipped_key(prop_key_norm(key), True):
+            if not value or _PLACEHOLDER_VALUE_RE.search(value) or _skipped_key(prop_key_norm(key), True) \
+                    or _at < 0 and key == skip_key:
                 continue
             line = f"{key}: {_date_words(value[:PROP_VALUE_MAX])}"
             if line in seen:  # the same field again (a type on every list item) says nothing more
@@ -883,11 +903,20 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 # its text is searchable in the summary, unless the summary is a cut of it
                 summary_key = key if len(note.summary) >= len(" ".join(str(value).split())) - 1 else None
                 break
+    meta, meta_span = metadata_block(blocks)
+    if not note.summary:
+        for key, value in meta:
+            if key.lower() in SUMMARY_KEYS and value:
+                note.summary = clean_summary(value, label_first)
+                summary_key = key if note.summary and len(note.summary) >= len(" ".join(value.split())) - 1 else None
+                break
     if not note.summary:
         text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
+        if meta_span:  # the list is properties, not the note's first paragraph
+            text = text[:meta_span[0]] + text[meta_span[1]:]
         note.summary = first_paragraph(text.replace("`", ""), label_first,
                                        _vault_read(cfg_values, _template_prose, budget))
-    note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ)
+    note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ, fields=meta)
     budget.check("tags and summary")
     ptype = props.get("type")
     note.type = _classify(path, str(ptype).strip().lower() if isinstance(ptype, str) and ptype.strip()
