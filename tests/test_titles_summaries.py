@@ -193,3 +193,14 @@ def test_a_tag_line_or_a_greeting_is_not_a_summary():
     assert first_paragraph("Welcome!\n") == "Welcome!"  # nothing after it: still the note's only prose
     for line in ("Good morning routine: wake at 6.", "Hello world in Go.", "Hey Jude chords"):
         assert first_paragraph(f"{line}\n\nMore text.\n") == line  # a line that opens with a greeting word
+
+
+def test_a_templater_script_and_inline_footnotes_are_no_summary():
+    """A Templater command over several lines (`<%*` … `%>`) is the template's code, and an inline
+    footnote (`^[…]`) an aside: the summary is the prose around them."""
+    from memory_plugin.vault.notes import first_paragraph
+
+    script = "<%*\nconst dv = app.plugins.plugins['dataview'].api;\nawait dv.io.load('x');\n%>\nRegenerates the tables.\n"
+    assert first_paragraph(script) == "Regenerates the tables."
+    cited = "**Longtermism** is an ethical stance^[Torres, [Against longtermism](https://x.org), 2021.] on the future.\n"
+    assert first_paragraph(cited) == "Longtermism is an ethical stance on the future."

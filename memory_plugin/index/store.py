@@ -41,7 +41,8 @@ SCHEMA_VERSION = "16"  # 5: fts headings column (last, so bm25 weight lists stay
 # file events never trust a list beside an index an older version wrote; 14: notes read again (a plain
 # vault that links by name is titled by file name, templates' prose is no summary, `#placeholder/` is no tag);
 # 15: notes read again (a line of tags or a lone greeting is no summary; a date property also in words);
-# 16: notes read again (a Readwise `## Metadata` list is properties: its Summary the summary)
+# 16: notes read again (a Readwise `## Metadata` list is properties, its Summary the summary; a Templater
+# script over several lines and inline footnotes are no summary)
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was

@@ -67,6 +67,8 @@ PLACEHOLDER_TAG_PREFIX = "placeholder/"
 # An Obsidian block id (`text ^github`, or `^id` on a line of its own): the anchor a `[[note#^id]]`
 # link points at, set at the end of a line; never text shown
 BLOCK_ID_RE = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$", re.M)
+# An inline footnote (`text^[the note's source]`, Obsidian and Pandoc): the note's aside, not its sentence
+INLINE_FOOTNOTE_RE = re.compile(r"\^\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]")
 # `dendron://vault/note.name` (Dendron's cross-vault link) reads as its note's name
 DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
 # A changelog line, narrowly: a line that opens with a release version (`v1.2`, `1.2.3`) or an ISO
@@ -619,7 +621,7 @@ def clean_summary(s: str, label_first: bool = False) -> str:
     if "{{" in s or "<%" in s or "((" in s or "#placeholder/" in s:
         s = PLACEHOLDER_RE.sub(" ", s)
     if "^" in s:
-        s = BLOCK_ID_RE.sub("", s)
+        s = INLINE_FOOTNOTE_RE.sub("", BLOCK_ID_RE.sub("", s))
     if "<" in s:
         s = HTML_TAG_RE.sub(_html_tag, s)
     if "dendron://" in s:
@@ -644,11 +646,20 @@ def first_paragraph(masked_body: str, label_first: bool = False,
     size = 0
     listed = False  # the paragraph so far is a list item's (a lone `-` after it is an empty item)
     in_comment = False  # inside a `%% … %%` comment that spans lines
+    in_script = False   # inside a Templater command that spans lines (`<%*` … `%>`): a template's code
     # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
     for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
         if size > PLAIN_MAX:
             break
         s = line.strip()
+        if in_script or "<%" in s:
+            parts = re.split(r"<%|%>", s) if in_script or s.count("<%") > s.count("%>") else None
+            if parts is not None:  # outside and inside alternate, as for comments
+                s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_script).strip()
+                if len(parts) % 2 == 0:
+                    in_script = not in_script
+                if not s:
+                    continue
         if in_comment or "%%" in s:
             parts = s.split("%%")  # outside and inside alternate, starting from the state we are in
             s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_comment).strip()
