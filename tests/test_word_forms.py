@@ -118,3 +118,22 @@ def test_a_connection_that_cannot_make_the_word_table_keeps_the_prefix_count(tmp
         assert R.idf_weights(conn, ["bread"], 7)["bread"][1] == 1  # as before the word list was read
     finally:
         conn.close()
+
+
+def test_a_term_finds_what_its_word_boundary_pattern_finds():
+    """Term (no regex per term) against the patterns it stands for, over random text with letters,
+    digits, `_`, accents and a combining mark."""
+    import random
+    import re
+
+    from memory_plugin.core import textutil as T
+
+    rnd = random.Random(3)
+    alpha = "ab_é1 .-xyzçÅ\u0301"
+    for _ in range(5000):
+        hay = "".join(rnd.choice(alpha) for _ in range(rnd.randint(0, 30)))
+        lit = "".join(rnd.choice("abé1xy") for _ in range(rnd.randint(1, 3)))
+        for whole in (False, True):
+            rx = re.compile(rf"(?<![^\W_]){re.escape(lit)}" + (r"(?![^\W_])" if whole else ""))
+            m, h = rx.search(hay), T.Term(lit, whole).search(hay)
+            assert (m is None) == (h is None) and (m is None or m.start() == h.start()), (hay, lit, whole)

@@ -143,37 +143,52 @@ def fts_search_exprs(text: str, content: list[str]) -> list[str]:
 
 
 class Term:
-    """A term's pattern (see term_regex) whose `search` finds the same first match as the regex's,
-    ~50x faster: a pattern that starts with a lookbehind keeps `re` from skipping ahead to its
-    literal, so it tries every position of a note's text; `str.find` jumps to each occurrence of
-    the literal and the regex checks the word boundaries there (a lookbehind sees the text before
-    `pos`)."""
-    __slots__ = ("rx", "literal")
+    """A term as a word start or a whole word (term_regex, word_term), found as the patterns
+    `(?<![^\W_])term` and `(?<![^\W_])term(?![^\W_])` would find it, without compiling one per term
+    (a question's dozen terms cost the prompt hook milliseconds of `re`'s compiler): `str.find` jumps
+    to each occurrence and the characters around it are checked (`[^\W_]` is what `str.isalnum`
+    says: `re`'s Unicode word characters less `_`)."""
+    __slots__ = ("literal", "whole")
 
-    def __init__(self, literal: str, rx: re.Pattern):
-        self.literal, self.rx = literal, rx
+    def __init__(self, literal: str, whole: bool):
+        self.literal, self.whole = literal, whole
 
-    def search(self, hay: str) -> re.Match | None:
-        i = hay.find(self.literal)
+    def search(self, hay: str) -> "Hit | None":
+        lit, n = self.literal, len(self.literal)
+        i = hay.find(lit)
         while i != -1:
-            m = self.rx.match(hay, i)
-            if m:
-                return m
-            i = hay.find(self.literal, i + 1)
+            if (i == 0 or not hay[i - 1].isalnum()) and (
+                    not self.whole or i + n == len(hay) or not hay[i + n].isalnum()):
+                return Hit(i, i + n)
+            i = hay.find(lit, i + 1)
         return None
+
+
+class Hit:
+    """Where a Term was found: `start()` and `end()`, as a match object gives them."""
+    __slots__ = ("_span",)
+
+    def __init__(self, start: int, end: int):
+        self._span = (start, end)
+
+    def start(self) -> int:
+        return self._span[0]
+
+    def end(self) -> int:
+        return self._span[1]
 
 
 def term_regex(w: str) -> Term:
     """`w` as a word (its stem as a word start, for longer words and those with a suffix off)."""
     s = stem(w)
     if len(s) >= 4 or s != w:
-        return Term(s, re.compile(rf"(?<![^\W_]){re.escape(s)}"))
+        return Term(s, False)
     return word_term(w)
 
 
 def word_term(w: str) -> Term:
     """`w` as a whole word."""
-    return Term(w, re.compile(rf"(?<![^\W_]){re.escape(w)}(?![^\W_])"))
+    return Term(w, True)
 
 
 def contains_seq(hay: list[str], needle: list[str]) -> bool:
