@@ -371,3 +371,17 @@ def test_a_folder_named_categories_holds_categories_joined_by_any_link(tmp_path)
     assert paths(hubs)[:2] == ["Categories/Ideologies.md", "Categories/People.md"]
     assert hubs[0]["entry"] == "category" and "Categories/Unused.md" not in paths(hubs)
     assert not {"Topics/Ideologies.md", "Topics/People.md"} & set(paths(build(tmp_path / "b", vault("Topics"))))
+
+
+def test_a_readme_that_leads_into_no_note_is_no_home(tmp_path):
+    """kepano's template ships a Readme.md that links only to websites: the repository's page for a
+    code host, not the vault's home; a README that links the notes is one, and Home.md is by its name."""
+    files = {f"Categories/{c}.md": f"![[{c}.base]]\n" for c in ("Books", "Movies")}
+    files.update({f"n{i}.md": f"---\ncategories: [\"[[{('Books', 'Movies')[i % 2]}]]\"]\n---\nA note.\n"
+                  for i in range(6)})
+    web = dict(files, **{"Readme.md": "My vault. Theme: [Minimal](https://github.com/kepano/obsidian-minimal).\n"})
+    assert "Readme.md" not in paths(build(tmp_path / "a", web))
+    linked = dict(files, **{"Readme.md": "My vault. Start with [[Books]] and [[Movies]].\n"})
+    assert paths(build(tmp_path / "b", linked))[0] == "Readme.md"
+    home = dict(files, **{"Home.md": "Nothing linked yet.\n"})
+    assert paths(build(tmp_path / "c", home))[0] == "Home.md"

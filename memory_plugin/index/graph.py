@@ -424,7 +424,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     # that vault's front page, and its root note its hierarchy's top; a note named Index there is a
     # hierarchy like any other
     roots = set(app["vault_roots"]) - {""}
+    # A README is the repository's page for a code host's visitors: the vault's home only when it leads
+    # into the notes (kepano's template ships one that links only to websites); Home, Index, Start here
+    # are the owner's own by their names
     homes = [p for p in notes if "/" not in p and _name(_stem(p)) in HOME_NAMES
+             and (_name(_stem(p)) != "readme" or deg.get(p, (0, 0))[1] > 0)
              or dialect == "dendron" and (_stem(p) == "root" or p[:max(0, p.rfind("/"))] in roots
                                           and _name(_stem(p)) == "readme")]
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
