@@ -313,3 +313,15 @@ def test_dendron_links_read_label_first():
     assert obs[0] == ("docs", "dendron.ref.commands") and obs[2] == ("dendron://private.vault/people.ana", "")
     assert L.split_wikilink("Name#H|shown") == ("Name", "#H", "shown")
     assert L.split_wikilink("shown|Name#H", label_first=True) == ("Name", "#H", "shown")
+
+
+def test_an_escaped_hash_in_a_markdown_link_is_part_of_the_name():
+    """`%23` is a `#` in the file's name (`# Writing a good CLAUDE.md.md`), not the heading mark: only
+    a written `#` starts the heading; both parts are decoded."""
+    from memory_plugin.vault.links import extract_body_links
+
+    body = ("- [Writing](Articles/%23%20Writing%20a%20good%20CLAUDE.md.md)\n"
+            "- [Ralph](Articles/%23%20a%20brief%20history%20of%20ralph.md#Part%20two)\n")
+    got = [(ln.linkpath, ln.subpath) for ln in extract_body_links(body, 0)]
+    assert got == [("Articles/# Writing a good CLAUDE.md.md", ""),
+                   ("Articles/# a brief history of ralph.md", "#Part two")], got

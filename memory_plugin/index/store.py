@@ -42,7 +42,7 @@ SCHEMA_VERSION = "16"  # 5: fts headings column (last, so bm25 weight lists stay
 # vault that links by name is titled by file name, templates' prose is no summary, `#placeholder/` is no tag);
 # 15: notes read again (a line of tags or a lone greeting is no summary; a date property also in words);
 # 16: notes read again (a Readwise `## Metadata` list is properties, its Summary the summary; a Templater
-# script over several lines and inline footnotes are no summary)
+# script over several lines and inline footnotes are no summary; `%23` in a markdown link is part of the name)
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was

@@ -318,8 +318,9 @@ def extract_body_links(body: str, line_offset: int = 0, *, masked: str | None = 
                 dest = dest[1:-1]
             if SCHEME_RE.match(dest) or dest.startswith("#") or dest.startswith("//"):
                 continue
-            dest = unquote(dest)
+            # the heading is what follows a written `#`; an escaped one (`%23`) is part of the name
             linkpath, hashmark, sub = dest.partition("#")
+            linkpath, sub = unquote(linkpath), unquote(sub)
             if not linkpath:
                 continue
             line = lines.at(start)
