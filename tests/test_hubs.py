@@ -385,3 +385,25 @@ def test_a_readme_that_leads_into_no_note_is_no_home(tmp_path):
     assert paths(build(tmp_path / "b", linked))[0] == "Readme.md"
     home = dict(files, **{"Home.md": "Nothing linked yet.\n"})
     assert paths(build(tmp_path / "c", home))[0] == "Home.md"
+
+
+def test_a_dendron_levels_front_page_is_its_entry(tmp_path):
+    """Imported docs in Dendron: `docs.languages` has no note of its own, and its `overview` child is
+    the section's front page (a folder's `index.md`, one level down the dot hierarchy): a hub before
+    the much-linked settings page; a leaf named `overview` over one note is none."""
+    v = tmp_path / "vault"
+    files = {"dendron.yml": "version: 5\nworkspace:\n  vaults:\n    - fsPath: .\n",
+             "root.md": "---\ntitle: Root\n---\nThe docs.\n",
+             "docs.languages.overview.md": "---\ntitle: Programming Languages\n---\n"
+                                           + "".join(f"[[docs.languages.l{i}]] " for i in range(6)) + "\n",
+             "docs.single.overview.md": "---\ntitle: One\n---\nOne page: [[docs.single.only]].\n",
+             "docs.single.only.md": "---\ntitle: Only\n---\nText.\n",
+             "docs.settings.md": "---\ntitle: Settings\n---\nEvery setting. [[docs.languages.l0]] [[docs.languages.l1]]\n"}
+    for i in range(6):
+        files[f"docs.languages.l{i}.md"] = f"---\ntitle: Language {i}\n---\nSee [[docs.settings]] to configure it.\n"
+    rows = build(v, files)
+    kind = {r["path"]: r["entry"] for r in rows}
+    assert kind.get("docs.languages.overview.md") == "hierarchy root", kind
+    assert kind.get("docs.single.overview.md") != "hierarchy root"
+    hubs = paths(rows)
+    assert "docs.settings.md" not in hubs or hubs.index("docs.languages.overview.md") < hubs.index("docs.settings.md")

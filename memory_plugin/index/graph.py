@@ -483,6 +483,14 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             r = hier_size[path[:-3]]
             if r >= MIN_REACH:
                 add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * stem.count(hier_sep), r)
+        elif hier_sep and hier_sep in stem:
+            # a level's front page, named as a vault's is (`api.index`, `languages.overview`: the
+            # `index.md` of a folder, one level down a dot hierarchy): it opens onto the level's notes
+            level, _, last = path[:-3].rpartition(hier_sep)
+            if _name(last) in HOME_NAMES and hier_size.get(level, 0) - 1 >= MIN_REACH \
+                    and not (dialect == "dendron" and stem.split(".", 1)[0] in DENDRON_VALUE_ROOTS):
+                add(path, "hierarchy root", STRUCTURE_WEIGHT - HIER_DEPTH_PENALTY * level.count(hier_sep),
+                    hier_size[level] - 1)
 
     if dialect not in ("logseq", "dendron"):
         for path, folder, r in _section_entries(conn, names, fnames, folder_size, headed):
