@@ -400,3 +400,20 @@ def test_a_one_word_note_that_cites_the_repository_of_its_name_names_the_folder(
     assert [l.split("(")[1].split(")")[0] for l in lines] == ["soln.typedb.md"]
     for name in ("dolt", "grakn"):
         assert "## Project" not in session_brief(env, folder(tmp_path, name))
+
+
+def test_a_folder_of_a_repository_the_notes_cite_names_the_working_folder(tmp_path, cache_dir):
+    """A guide that walks through `github.com/acme/samples/tree/main/lsp-sample` (a sample of a samples
+    repository, a package of a monorepo) is what a developer in a folder `lsp-sample` needs; a folder
+    cited once in passing names nothing."""
+    from conftest import write_file
+
+    vault = tmp_path / "vault"
+    url = "https://github.com/acme/samples/tree/main/lsp-sample"
+    write_file(vault, "Language Server Guide.md", f"Clone [the sample]({url}) and run it.\n\nThe full code: {url}\n")
+    write_file(vault, "Other.md", "Also see https://github.com/acme/samples/tree/main/tree-view-sample once.\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    lines = section(session_brief(env, folder(tmp_path, "lsp-sample")), "Project `lsp-sample`")
+    assert [l.split("(")[1].split(")")[0] for l in lines] == ["Language Server Guide.md"], lines
+    assert "## Project" not in session_brief(env, folder(tmp_path, "tree-view-sample"))

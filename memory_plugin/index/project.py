@@ -196,6 +196,10 @@ _WIKI = LazyPattern(r"\[\[([^\[\]\n]+)\]\]")
 # `/blob/…` and `.git` after it)
 _CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + "|".join(re.escape(h) for h in CODE_HOSTS)
                          + r")/([\w.~-]+)/([\w.-]+)", re.I)
+# A folder of a repository by its address (`…/acme/mono/tree/main/packages/tollgate-api`): a package of a
+# monorepo, a sample of a samples repository, a folder someone works in on its own; its last part
+_CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + "|".join(re.escape(h) for h in CODE_HOSTS)
+                           + r")/[\w.~-]+/[\w.-]+/tree/[\w.-]+/(?:[\w.-]+/)*([\w.-]+)", re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
 _CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
 _MDLINK = LazyPattern(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
@@ -955,7 +959,8 @@ def with_context(ws: list[str], p: dict) -> bool:
 # ("Obsidian Headless" for `obsidian-headless`, `notes.daily.2022-11-16.stock-trading-spreadsheet`)
 # when that name has at least NAMED_MIN_WORDS words (one word, "Sync" or "Dendron", names a topic, not
 # a repository), and the notes that cite a repository of that name by its address on a code host
-# (cited_repos: `github.com/SkepticMystic/breadcrumbs`), at least REPO_NOTES times in all. A note of a
+# (cited_repos: `github.com/SkepticMystic/breadcrumbs`), or a folder of one (`…/tree/main/lsp-sample`,
+# _CITED_FOLDER), at least REPO_NOTES times in all. A note of a
 # one-word name names the folder too when it cites the repository of that name itself (Dendron's
 # `soln.typedb` with `hasRepository https://github.com/vaticle/typedb`): named for it and citing it, it
 # is about that repository. The brief lists at most NAMED_NOTES of them.
@@ -992,7 +997,11 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
     for path, body, props in conn.execute(
             "SELECT n.path, f.body, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
             "WHERE fts MATCH ? AND n.private = 0", (_CITED_MATCH,)):
-        for _, _, name in cited_repos((body or "") + "\n" + (props or "")):
+        text = (body or "") + "\n" + (props or "")
+        names = [name for _, _, name in cited_repos(text)]
+        if "/tree/" in text:
+            names += [m.group(1) for m in _CITED_FOLDER.finditer(text)]
+        for name in names:
             k = key(name)
             if k:
                 by = cited.setdefault(k, {})
