@@ -410,7 +410,7 @@ def test_a_folder_of_a_repository_the_notes_cite_names_the_working_folder(tmp_pa
 
     vault = tmp_path / "vault"
     url = "https://github.com/acme/samples/tree/main/lsp-sample"
-    write_file(vault, "Language Server Guide.md", f"Clone [the sample]({url}) and run it.\n\nThe full code: {url}\n")
+    write_file(vault, "Language Server Guide.md", f"Clone [the sample]({url}) and run it.\n\nThe full code is at {url}.\n")
     write_file(vault, "Other.md", "Also see https://github.com/acme/samples/tree/main/tree-view-sample once.\n")
     env = {"MEMORY_PLUGIN_VAULT": str(vault)}
     assert run_cli("rebuild", env=env).returncode == 0

@@ -315,6 +315,14 @@ def test_a_readwise_metadata_list_is_properties_and_its_summary_the_summary(tmp_
     finally:
         conn.close()
     assert summary == "The post lists local speech-to-speech models that work fully offline."
+    # a list without a Summary is no first paragraph either, wherever inline queries sit before it
+    conn_cfg = built(tmp_path / "b", {"Clip.md": "# `= this.file.name`\n\n## Metadata\n- Author: [[x]]\n"
+                                                 "- URL: https://example.org/a\n\n## Full Document\nThe article argues.\n"})
+    conn = I.open_index(conn_cfg)
+    try:
+        assert conn.execute("SELECT summary FROM notes WHERE path = 'Clip.md'").fetchone()[0] == "The article argues."
+    finally:
+        conn.close()
     items = ask(cfg, "which article did tleyden write?")
     assert items and items[0]["path"] == "Clippings/Awesome Local Speech Models.md"
     assert any("in the property Author" in w for w in items[0]["why"]), items[0]["why"]

@@ -457,5 +457,9 @@ def test_twins_are_named_alike_but_for_a_copys_mark_or_a_clippers_cut():
     assert _twins("What's Your Current Best Stack? (01knc82b).md", "Clippings/Whats Your Current Best Stack.md")
     assert _twins("Experimental Drug Can Reverse Osteoarthritis in Weeks, Animal Research… (01kq).md",
                   "Clippings/Experimental Drug Can Reverse Osteoarthritis in Weeks, Animal Research Shows.md")
-    assert not _twins("Notes/Docker.md", "Notes/Docker Best Practices.md")
-    assert not _twins("Notes/Windows Registry.md", "Notes/Windows Registry Hacks.md")
+    assert _twins("F/Databases with R Resources.md (1).md", "F/Databases with R Resources.md.md")
+    for a, b in (("Docker", "Docker Best Practices"), ("Windows Registry", "Windows Registry Hacks"),
+                 ("Chapter 1", "Chapter 2"), ("Windows 10", "Windows 11"), ("Week 12", "Week 13"),
+                 ("Python (programming language)", "Python (snake)"), ("Mercury [planet]", "Mercury [element]"),
+                 ("2023-01", "2023-02"), ("Meeting 2024-03-01", "Meeting 2024-03-02"), ("A…", "Apple pie")):
+        assert not _twins(f"Notes/{a}.md", f"Notes/{b}.md"), (a, b)

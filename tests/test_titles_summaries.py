@@ -204,3 +204,8 @@ def test_a_templater_script_and_inline_footnotes_are_no_summary():
     assert first_paragraph(script) == "Regenerates the tables."
     cited = "**Longtermism** is an ethical stance^[Torres, [Against longtermism](https://x.org), 2021.] on the future.\n"
     assert first_paragraph(cited) == "Longtermism is an ethical stance on the future."
+    linked = "A stance^[see [[Torres 2021]] and [the paper](https://x.org)] on the future.\n"
+    assert first_paragraph(linked) == "A stance on the future."
+    # a `<%` in prose is text: only a command opened at a line's start runs to its `%>`
+    assert first_paragraph("Use <% for ERB tags in Rails views.\nMore prose.\n") == \
+        "Use <% for ERB tags in Rails views. More prose."

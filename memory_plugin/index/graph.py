@@ -427,8 +427,11 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     # A README is the repository's page for a code host's visitors: the vault's home only when it leads
     # into the notes (kepano's template ships one that links only to websites); Home, Index, Start here
     # are the owner's own by their names
-    homes = [p for p in notes if "/" not in p and _name(_stem(p)) in HOME_NAMES
-             and (_name(_stem(p)) != "readme" or deg.get(p, (0, 0))[1] > 0)
+    def home_named(p: str) -> bool:
+        n = _name(_stem(p))
+        return n in HOME_NAMES and (n != "readme" or deg.get(p, (0, 0))[1] > 0)
+
+    homes = [p for p in notes if "/" not in p and home_named(p)
              or dialect == "dendron" and (_stem(p) == "root" or p[:max(0, p.rfind("/"))] in roots
                                           and _name(_stem(p)) == "readme")]
     homes += [by_name[_norm(h)] for h in app["home"] if _norm(h) in by_name]
@@ -436,7 +439,7 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
     if not homes and not app["favorites"] and dialect not in ("logseq", "dendron"):
         # a vault kept in folders (a site's `pages/index.md`) that names no way in: its one home note
         # one folder down (Logseq's and Dendron's folders are storage)
-        below = [p for p in notes if p.count("/") == 1 and _name(_stem(p)) in HOME_NAMES]
+        below = [p for p in notes if p.count("/") == 1 and home_named(p)]
         homes += below if len(below) == 1 else []
     for p in homes:
         add(p, "home", HOME_WEIGHT, deg.get(p, (0, 0))[1])

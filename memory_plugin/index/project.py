@@ -720,7 +720,8 @@ def _listed(conn, path: str, add) -> None:
             if re.match(r"^[a-z][a-z0-9+.-]*://", dest, re.I):
                 add([label, repo_url(dest)], hub=path, hub_title=label, prio=2, list=True)
             else:
-                _add_linked(conn, path, _unquote(dest), targets, add)
+                # a written `#` starts the heading; an escaped one (`%23`) is part of the name
+                _add_linked(conn, path, _unquote(dest.split("#", 1)[0]), targets, add)
 
 
 def _unquote(s: str) -> str:
@@ -1000,7 +1001,7 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
         text = (body or "") + "\n" + (props or "")
         names = [name for _, _, name in cited_repos(text)]
         if "/tree/" in text:
-            names += [m.group(1) for m in _CITED_FOLDER.finditer(text)]
+            names += [m.group(1).rstrip(".") for m in _CITED_FOLDER.finditer(text)]  # a sentence's full stop
         for name in names:
             k = key(name)
             if k:

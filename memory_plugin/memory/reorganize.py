@@ -11,7 +11,6 @@ import json
 import os
 import re
 import sqlite3
-import unicodedata
 from collections import Counter, defaultdict
 from typing import Any, Callable
 
@@ -54,12 +53,14 @@ SERIES_MIN = 3
 # article (a web clipper at the root, a Readwise export in `Clippings/`), a copy of the docs per
 # version, `X.md` beside `X 1.md` after a sync conflict: one cause, which the owner decides once.
 TWIN_SERIES_MIN = 3
-# ... when the two are one name but for a copy's mark (Obsidian's ` 1` after a clash, a browser's
-# ` (1)`, an importer's id in brackets: `Title (01kdq9sw…)`, a doubled `.md`), its punctuation and
-# accents, or a cut a web clipper marks with `…`; `Docker` and `Docker Best Practices` in one folder
-# are two notes alike, each its own proposal
-_COPY_MARK_RE = re.compile(r"(?:\s*[(\[][^()\[\]]*[)\]]|\s+\d{1,3}|-\d{1,3}|\.md)+$")
+# ... when one is the other's name with a copy's mark added (Obsidian's ` 1` after a clash, a browser's
+# ` (1)`, an importer's id in brackets: `Title (01kdq9sw…)`), punctuation, accents and a doubled `.md`
+# aside, or the other cut short by a clipper, who marks the cut with `…` (at least TWIN_CUT_MIN letters
+# and digits kept); `Docker` and `Docker Best Practices`, `Chapter 1` and `Chapter 2` are two notes
+# alike, each its own proposal
+_COPY_MARK_RE = re.compile(r"(?:\s*[(\[][^()\[\]]*[)\]]|\s+\d{1,3}|-\d{1,3})$")
 _CUT_MARKS = ("…", "...")
+TWIN_CUT_MIN = 20
 TYPO_MIN_CHARS = 6     # a dangling name one letter off a note's name meant that note from this length on
                        # (shorter names are one letter off many words: `cat` and `car`)
 # The vault's own norms, read from its notes: a rule a vault does not follow is no fault of one note.
@@ -641,19 +642,31 @@ def _place(path: str, dialect: str) -> str:
     return folder + "/" if folder else "the vault root"
 
 
-def _copy_name(path: str) -> tuple[str, bool]:
-    """A note's name less a copy's mark (_COPY_MARK_RE) as its letters and digits, accents and case
-    folded, and whether a clipper cut it (_CUT_MARKS)."""
-    stem = path.rsplit("/", 1)[-1][:-3]
-    stem = (_COPY_MARK_RE.sub("", stem) or stem).strip()
-    letters = unicodedata.normalize("NFKD", T.fold(stem))
-    return "".join(c for c in letters if c.isalnum()), stem.endswith(_CUT_MARKS)
+def _name_key(name: str) -> str:
+    """A name as twins are compared: its letters and digits, accents and case folded."""
+    from .dupes import _plain
+
+    return "".join(c for c in _plain(T.fold(name)) if c.isalnum())
 
 
 def _twins(a: str, b: str) -> bool:
-    """Two notes' names are one (_copy_name), or one is the other cut short."""
-    (na, cut_a), (nb, cut_b) = _copy_name(a), _copy_name(b)
-    return bool(na and nb) and (na == nb or cut_a and nb.startswith(na) or cut_b and na.startswith(nb))
+    """Two notes' names are one but for a copy's mark on one of them, or one is the other cut short
+    (_COPY_MARK_RE, _CUT_MARKS)."""
+    def bare(name: str) -> str:
+        return re.sub(r"(?:\.md)+$", "", name).strip()
+
+    sa, sb = (bare(p.rsplit("/", 1)[-1][:-3]) for p in (a, b))
+    ma, mb = bare(_COPY_MARK_RE.sub("", sa)), bare(_COPY_MARK_RE.sub("", sb))
+    ka, kb = _name_key(sa), _name_key(sb)
+    if not ka or not kb:
+        return False
+    if ka == kb or _name_key(ma) == kb or ka == _name_key(mb):
+        return True
+    for cut, full in ((ma, kb), (mb, ka)):
+        short = _name_key(cut)
+        if cut.endswith(_CUT_MARKS) and len(short) >= TWIN_CUT_MIN and full.startswith(short):
+            return True
+    return False
 
 
 def _fold_twins(found: list[dict], dialect: str) -> list[dict]:

@@ -68,7 +68,7 @@ PLACEHOLDER_TAG_PREFIX = "placeholder/"
 # link points at, set at the end of a line; never text shown
 BLOCK_ID_RE = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$", re.M)
 # An inline footnote (`text^[the note's source]`, Obsidian and Pandoc): the note's aside, not its sentence
-INLINE_FOOTNOTE_RE = re.compile(r"\^\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]")
+INLINE_FOOTNOTE_RE = re.compile(r"\^\[(?:[^\[\]\n]|\[\[[^\[\]\n]*\]\]|\[[^\[\]\n]*\])*\]")
 # `dendron://vault/note.name` (Dendron's cross-vault link) reads as its note's name
 DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
 # A changelog line, narrowly: a line that opens with a release version (`v1.2`, `1.2.3`) or an ISO
@@ -652,7 +652,9 @@ def first_paragraph(masked_body: str, label_first: bool = False,
         if size > PLAIN_MAX:
             break
         s = line.strip()
-        if in_script or "<%" in s:
+        if in_script or s.startswith("<%"):
+            # a Templater command opened at a line's start and left open runs to its `%>`; a `<%` in
+            # prose (`Use <% for ERB tags`, `scores <%5`) is text
             parts = re.split(r"<%|%>", s) if in_script or s.count("<%") > s.count("%>") else None
             if parts is not None:  # outside and inside alternate, as for comments
                 s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_script).strip()
@@ -922,9 +924,9 @@ def _parse_note(path: str, raw: bytes, cfg_values: dict[str, Any], budget: _Budg
                 summary_key = key if note.summary and len(note.summary) >= len(" ".join(value.split())) - 1 else None
                 break
     if not note.summary:
-        text = DATAVIEW_INLINE_RE.sub(" ", blocks) if "`=" in blocks or "`$=" in blocks else blocks
-        if meta_span:  # the list is properties, not the note's first paragraph
-            text = text[:meta_span[0]] + text[meta_span[1]:]
+        # the list is properties, not the note's first paragraph
+        text = blocks[:meta_span[0]] + blocks[meta_span[1]:] if meta_span else blocks
+        text = DATAVIEW_INLINE_RE.sub(" ", text) if "`=" in text or "`$=" in text else text
         note.summary = first_paragraph(text.replace("`", ""), label_first,
                                        _vault_read(cfg_values, _template_prose, budget))
     note.prop_text = property_text(props or loose, masked, summary_key, logseq=dialect == LOGSEQ, fields=meta)
