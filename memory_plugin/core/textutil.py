@@ -143,7 +143,7 @@ def fts_search_exprs(text: str, content: list[str]) -> list[str]:
 
 
 class Term:
-    """A term as a word start or a whole word (term_regex, word_term), found as the patterns
+    r"""A term as a word start or a whole word (term_regex, word_term), found as the patterns
     `(?<![^\W_])term` and `(?<![^\W_])term(?![^\W_])` would find it, without compiling one per term
     (a question's dozen terms cost the prompt hook milliseconds of `re`'s compiler): `str.find` jumps
     to each occurrence and the characters around it are checked (`[^\W_]` is what `str.isalnum`
