@@ -212,3 +212,25 @@ def test_a_background_sync_waits_for_the_lock_to_heal_a_broken_index(vault, cach
     assert conn.execute("SELECT count(*) FROM notes").fetchone()[0] > 40
     conn.close()
     assert I.sync(cfg, lock_timeout=0).get("rebuilt") is None  # usable now: an ordinary sync
+
+
+def test_a_template_changed_since_the_last_sync_is_read_into_every_notes_summary(tmp_path):
+    """A summary skips the prose of the vault's templates: a new template whose line a note also
+    carries takes that line out of the note's summary at the next sync, as a rebuild would."""
+    vault = tmp_path / "vault"
+    (vault / "Templates").mkdir(parents=True)
+    (vault / "Note.md").write_text("Describe the decision in one paragraph.\n\nThe real text.\n", encoding="utf-8")
+    cfg = load_config(vault=vault, cache_dir=tmp_path / "cache")
+    I.rebuild(cfg)
+
+    def summary():
+        conn = I.open_index(cfg)
+        try:
+            return conn.execute("SELECT summary FROM notes WHERE path = 'Note.md'").fetchone()[0]
+        finally:
+            conn.close()
+    assert summary() == "Describe the decision in one paragraph."
+    (vault / "Templates" / "Decision.md").write_text("Describe the decision in one paragraph.\n", encoding="utf-8")
+    I.sync(cfg)
+    assert summary() == "The real text."
+    assert snap(cfg) == fresh_snapshot(cfg, tmp_path / "fresh")

@@ -609,6 +609,9 @@ def stale_generations(cfg: Config) -> list[Path]:
 
 def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, progress) -> dict:
     from ..vault import links as L
+    from ..vault.notes import templates_read_afresh
+
+    templates = templates_read_afresh(cfg.values)  # before any note is read (sync compares it)
     new_path = cfg.path(gen)
     conn = sqlite3.connect(str(new_path), isolation_level=None)
     conn.execute("PRAGMA journal_mode=OFF")
@@ -654,7 +657,7 @@ def _build_generation(cfg: Config, gen: str, files, attachments, scan_warnings, 
                 pass
         now = time.time()
         set_meta(conn, schema_version=SCHEMA_VERSION, vault=str(cfg.vault), built_at=now,
-                 synced_at=now, changed_at=now, generation=gen)
+                 synced_at=now, changed_at=now, generation=gen, templates=templates)
         conn.execute("COMMIT")
         from . import code
 
@@ -772,13 +775,17 @@ def sync(cfg: Config, lock_timeout: float = -1) -> dict:
 
 def _sync_locked(cfg: Config) -> dict:
     from ..vault import links as L
-    from ..vault.notes import read_note
+    from ..vault.notes import read_note, templates_read_afresh
     scan_warnings: list[tuple[str, str, str]] = []
     files, attachments = _scan(cfg, scan_warnings)
     stats = {"new": 0, "changed": 0, "deleted": 0, "renamed": 0, "touched": 0, "unchanged": 0}
     with _writing(open_index(cfg)) as conn:
         known = {r[0]: (r[1], r[2], r[3]) for r in
                  conn.execute("SELECT path, mtime_ns, size, hash FROM notes")}
+        # the templates' prose is part of every note's reading (its summary skips it): when it changed,
+        # every note is read again
+        templates = templates_read_afresh(cfg.values)
+        reread = get_meta(conn, "templates") != templates
         known_att = {r[0] for r in conn.execute("SELECT path FROM files WHERE is_note=0")}
         gone = [p for p in known if p not in files]
         gone_hashes = {known[p][2]: p for p in gone}
@@ -786,11 +793,11 @@ def _sync_locked(cfg: Config) -> dict:
         touch: list[tuple[int, int, str]] = []
         for path, vf in files.items():
             old = known.get(path)
-            if old and old[0] == vf.mtime_ns and old[1] == vf.size:
+            if old and old[0] == vf.mtime_ns and old[1] == vf.size and not reread:
                 stats["unchanged"] += 1
                 continue
             note = read_note(vf, cfg.values)
-            if old and note.hash == old[2]:
+            if old and note.hash == old[2] and not reread:
                 touch.append((vf.mtime_ns, vf.size, path))
                 stats["touched"] += 1
                 continue
@@ -832,7 +839,7 @@ def _sync_locked(cfg: Config) -> dict:
         conn.executemany("INSERT INTO warnings(path, kind, message) VALUES (?,?,?)", scan_warnings)
         changed = bool(to_parse or removed_files or new_att)
         now = time.time()
-        set_meta(conn, synced_at=now)
+        set_meta(conn, synced_at=now, templates=templates)
         if changed:
             set_meta(conn, changed_at=now)
         from . import code

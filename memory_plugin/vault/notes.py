@@ -963,6 +963,17 @@ def _vault_read(cfg_values: dict[str, Any], read, budget: "_Budget") -> Any:
     return _VAULT_READS[key]
 
 
+def templates_read_afresh(cfg_values: dict[str, Any]) -> str:
+    """Read the vault's templates' prose again (every note's summary skips it: first_paragraph), for
+    this process's next notes too, -> a fingerprint of it: a sync that finds it changed reads every
+    note again, as a rebuild would."""
+    import hashlib
+
+    key = (_template_prose, cfg_values.get("vault"), cfg_values.get("cache_dir"), cfg_values.get("dialect"))
+    prose = _VAULT_READS[key] = _template_prose(cfg_values)
+    return hashlib.sha1("\n".join(sorted(prose)).encode()).hexdigest()
+
+
 def _names_files(cfg_values: dict[str, Any]) -> bool:
     """dialect.names_files for the configured plain vault (decided at its index build, kept in its
     cache dir)."""
