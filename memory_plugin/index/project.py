@@ -194,12 +194,12 @@ _HEAD_PROP = LazyPattern(r"^\s*(?:-\s+)?([\w-]+)::[ \t]*(.*)$")
 _WIKI = LazyPattern(r"\[\[([^\[\]\n]+)\]\]")
 # A repository's address on a code host, anywhere in a note's text: HOST, OWNER, NAME (`/issues/3`,
 # `/blob/…` and `.git` after it)
-_CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + "|".join(re.escape(h) for h in CODE_HOSTS)
-                         + r")/([\w.~-]+)/([\w.-]+)", re.I)
+_HOSTS = "|".join(re.escape(h) for h in CODE_HOSTS)
+_CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + _HOSTS + r")/([\w.~-]+)/([\w.-]+)", re.I)
 # A folder of a repository by its address (`…/acme/mono/tree/main/packages/tollgate-api`): a package of a
 # monorepo, a sample of a samples repository, a folder someone works in on its own; its last part
-_CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + "|".join(re.escape(h) for h in CODE_HOSTS)
-                           + r")/[\w.~-]+/[\w.-]+/tree/[\w.-]+/(?:[\w.-]+/)*([\w.-]+)", re.I)
+_CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/[\w.~-]+/[\w.-]+/tree/[\w.-]+/(?:[\w.-]+/)*([\w.-]+)",
+                            re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
 _CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
 _MDLINK = LazyPattern(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")

@@ -636,6 +636,13 @@ def _links_only(s: str) -> bool:
     return not _SEPARATORS_RE.sub("", _LINKS_ONLY_RE.sub("", s[m.end():] if m else s))
 
 
+def _outside(parts: list[str], inside: bool) -> tuple[str, bool]:
+    """A line split at its span marks (`%%`, `<%`/`%>`), outside and inside alternating from the state
+    the line starts in -> (its text outside the spans, whether a span is still open at its end)."""
+    text = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != inside).strip()
+    return text, inside != (len(parts) % 2 == 0)
+
+
 def first_paragraph(masked_body: str, label_first: bool = False,
                     template: frozenset[str] = frozenset()) -> str:
     """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
@@ -655,18 +662,12 @@ def first_paragraph(masked_body: str, label_first: bool = False,
         if in_script or s.startswith("<%"):
             # a Templater command opened at a line's start and left open runs to its `%>`; a `<%` in
             # prose (`Use <% for ERB tags`, `scores <%5`) is text
-            parts = re.split(r"<%|%>", s) if in_script or s.count("<%") > s.count("%>") else None
-            if parts is not None:  # outside and inside alternate, as for comments
-                s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_script).strip()
-                if len(parts) % 2 == 0:
-                    in_script = not in_script
+            if in_script or s.count("<%") > s.count("%>"):
+                s, in_script = _outside(re.split(r"<%|%>", s), in_script)
                 if not s:
                     continue
         if in_comment or "%%" in s:
-            parts = s.split("%%")  # outside and inside alternate, starting from the state we are in
-            s = " ".join(p for i, p in enumerate(parts) if (i % 2 == 0) != in_comment).strip()
-            if len(parts) % 2 == 0:
-                in_comment = not in_comment
+            s, in_comment = _outside(s.split("%%"), in_comment)
             if not s:
                 continue
         if not s:
