@@ -140,7 +140,11 @@ def test_create_hub_for_community(built):
 
 
 def test_no_summary_only_for_briefed_notes_without_a_first_paragraph(built):
-    _write(built, "Conventions/Tabs nowhere.md", "---\ntype: convention\n---\n# Tabs nowhere\n")
+    # a first paragraph too short to stand for the note, above prose a summary would condense
+    _write(built, "Conventions/Tabs nowhere.md", "---\ntype: convention\n---\n# Tabs nowhere\nTabs: no.\n\n"
+           "Every file we write is indented with spaces, in every language, because reviews show tabs as a "
+           "different width in each tool and the diffs then mislead whoever reads them.\n")
+    _write(built, "Conventions/Heading only.md", "---\ntype: convention\n---\n# Heading only\n")  # nothing to condense
     _write(built, "Conventions/Spaces everywhere.md",
            "---\ntype: convention\n---\n# Spaces everywhere\n\nIndent with four spaces in every language we write.\n")
     _write(built, "Concepts/Bare concept.md", "---\ntype: concept\n---\n# Bare concept\n")

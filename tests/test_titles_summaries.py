@@ -195,6 +195,19 @@ def test_a_tag_line_or_a_greeting_is_not_a_summary():
         assert first_paragraph(f"{line}\n\nMore text.\n") == line  # a line that opens with a greeting word
 
 
+def test_a_label_on_a_line_of_its_own_is_a_heading_not_the_summary():
+    """An exported report sets its headings as lines of their own (`CHALLENGE`, `Key points:`): the
+    summary is the paragraph after it; a short line that is a sentence stays."""
+    from memory_plugin.vault.notes import first_paragraph
+
+    assert first_paragraph("CHALLENGE\n\nHandling PII was the client's concern.\n\nAPPROACH\n") == \
+        "Handling PII was the client's concern."
+    assert first_paragraph("Key points:\n\nThe cache is rebuilt at night.\n") == "The cache is rebuilt at night."
+    assert first_paragraph("NASA builds rockets.\n\nMore.\n") == "NASA builds rockets."
+    assert first_paragraph("Rust is fast\n\nMore.\n") == "Rust is fast"
+    assert first_paragraph("The plan for the move: three steps\n\nMore.\n") == "The plan for the move: three steps"
+
+
 def test_a_templater_script_and_inline_footnotes_are_no_summary():
     """A Templater command over several lines (`<%*` … `%>`) is the template's code, and an inline
     footnote (`^[…]`) an aside: the summary is the prose around them."""

@@ -17,6 +17,7 @@ from typing import Any, Callable
 from . import write as M
 from ..index import lifecycle as L
 from ..vault import appsettings, propedit
+from ..vault.links import mask_non_content
 from ..core import textutil as T
 from ..core.config import Config
 from ..core.errors import MemoryPluginError
@@ -38,6 +39,8 @@ MEMORY_KINDS = {"decision", "pitfall", "pattern", "learning"}  # stale-able with
 # its items, an export and an import); from 0.6 on mostly one text kept twice.
 MERGE_SCORE = 0.60
 MIN_SUMMARY_WORDS = 4  # a first paragraph shorter than this is no usable summary
+SUMMARY_WORTHY = 25    # prose words (no code, links, headings) a note needs before a summary could condense
+                       # anything: a diagram under its heading, an image and a caption say what they are
 MAX_QUOTED = 50        # matches by meaning whose closest passages are quoted (the best first)
 HUB_COVERS = 0.5       # an existing hub linking this share of a community's members already is its hub
 MIN_HUB_GROUP = 5      # fewer notes than this find each other by their links alone: no index note proposed
@@ -497,6 +500,20 @@ def _in_one_series(a: str, b: str, series: Counter) -> bool:
     return series[(fa, len(wa), i, tuple(wa[:i] + wa[i + 1:]))] >= SERIES_MIN
 
 
+LISTING_SHARE = 0.8    # a note whose lines are this share of rows naming a note (table rows, list items) ...
+_ROW_RE = re.compile(r"^[ \t]*(?:\||[-*+][ \t]|\d+[.)][ \t]).*(?:\[\[|\]\()")
+_ROW_RULE_RE = re.compile(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$")
+
+
+def _is_listing(body: str) -> bool:
+    """A note that is a list of notes (`LISTING_SHARE` of its lines are table rows or list items with a
+    link, MIN_HUB_GROUP of them at least): an index, a generated "recently edited" table."""
+    lines = [ln for ln in _COMMENT_RE.sub(" ", body or "").split("\n")
+             if ln.strip() and not _HEADING_LINE_RE.match(ln) and not _ROW_RULE_RE.match(ln)]
+    rows = sum(1 for ln in lines if _ROW_RE.match(ln))
+    return rows >= MIN_HUB_GROUP and rows >= LISTING_SHARE * len(lines)
+
+
 def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Connection | None = None,
                 templates: list[dict] = (), dialect: str = "") -> list[dict]:
     """Pairs the duplicate judge calls near-duplicates: by text (lexical), or, in semantic mode with
@@ -527,6 +544,8 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
             continue
         if _prose_terms(pool[i]) < dupes.MIN_TERMS and hashes[d.hash] < 2:
             continue  # links and addresses only: two such cards alike are two bookmarks of one template
+        if hashes[d.hash] < 2 and _is_listing(d.body):
+            continue  # a table or list of notes (a generated index): two of them are two views of the vault
         if d.hash:
             by_hash[d.hash].append(i)
             if len(by_hash[d.hash]) > 1:
@@ -855,6 +874,26 @@ def _vault_folder(folder: str, vs: "VaultShape", top_folders: set[str]) -> bool:
     return not folder.startswith("/") or T.fold(parts[0]) in top_folders
 
 
+_SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*://", re.I)
+
+
+def _climbs_out(folder: str, from_notes: list[str]) -> bool:
+    """Whether a relative link's folder (`../../docs`) climbs above the vault's root from every note
+    that writes it: then it names a file outside the vault."""
+    ups = 0
+    for part in folder.split("/"):
+        if part == "..":
+            ups += 1
+        elif part not in ("", "."):
+            break
+    return ups > 0 and all(ups > f.count("/") for f in from_notes)
+
+
+def _share_a_word(a: str, b: str) -> bool:
+    """Whether two names share a content word (stopwords aside)."""
+    return bool({T.stem(w) for w in T.words(a)} & {T.stem(w) for w in T.words(b)} - {T.stem(w) for w in T.STOPWORDS})
+
+
 def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
     """Unresolved links worth a look: those that most likely MEANT an existing note: its name under a
     folder it is not in (a note moved), its alias (links do not follow aliases), a label that names it
@@ -910,8 +949,19 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         from_notes = [f for f in d["from_notes"] if f not in vs.templates]
         if not from_notes:
             continue  # a template's placeholder link (`[[{{date}}]]`) is filled in where it is used
+        if _SCHEME_RE.match(target):
+            # a web address between `[[ ]]` (a citation pasted into a wikilink): the app opens it as a
+            # note to create; what it meant is the page on the web, never a note of the vault
+            grouped[("url",)].append({
+                "kind": "dangling", "title": f"[[{target}]] ({src}) is a web address written as a wikilink",
+                "notes": from_notes, "target": target, "intended": target, "action": None,
+                "reasons": ["the app opens `[[…]]` as a note of the vault, so the address opens an empty new note"],
+                "suggestion": f"write it as a web link by hand: <{target}>"})
+            continue
         folder, _, name = target.replace("\\", "/").rpartition("/")
         name = name[:-3] if name.lower().endswith(".md") else name
+        if folder and _climbs_out(folder, from_notes):
+            continue  # a relative path above the vault's root (`../../README`): a file of the repository around it
         folded = T.fold(name)
         ext = name.rsplit(".", 1)[-1].lower() if "." in name else ""
         src = f"{d['count']}× from {', '.join(from_notes[:3])}{' …' if len(from_notes) > 3 else ''}"
@@ -965,8 +1015,11 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                 shown = []  # the name is also linked bare: it names a note of its own, not the label's
             for disp in shown:
                 hits = titles.get(T.fold(disp.strip())) if disp else None
+                # (written label-first, both halves name one thing: `[[the SQLite decision|Use SQLite …]]`;
+                # a label with no word of its target's is what the link says, not what it meant)
                 if hits and len(hits) == 1 and (folder or disp.strip() in (by_path[hits[0]]["title"],
-                                                                           by_path[hits[0]]["display_title"])):
+                                                                           by_path[hits[0]]["display_title"])
+                                                and _share_a_word(name, disp)):
                     intended, why = hits[0], f"its label `{disp.strip()}` is the name of {hits[0]}"
                     break
         if not intended and folded not in vocabulary:
@@ -1019,6 +1072,9 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             fix = "write each with its whole name, the old one as its label: " + ", ".join(
                 f"[[{p['target']}|{M.link_name(conn, p['intended'])}]]" for p in group[:3]) + \
                 (" …" if len(group) > 3 else "")
+        elif key[0] == "url":
+            title = f"{len(group)} web addresses are written as wikilinks, so each opens a new empty note: {names}"
+            fix = "write each as a web link by hand (`<https://…>` or `[label](https://…)`)"
         elif key[0] == "ext":
             title = f"{len(group)} links name a file without its extension, so they open no file: {names}"
             fix = "add the extension: " + ", ".join(f"[[{p['intended']}]]" for p in group[:3]) + \
@@ -1164,8 +1220,8 @@ def _only_gathers(body: str) -> bool:
 def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[dict]:
     """Notes the brief shows that have neither a summary property nor a usable first paragraph, in a
     vault whose notes carry summary properties (SUMMARY_NORM); never the app's machinery
-    (VaultShape.machinery), a page that only gathers others (`_only_gathers`), nor a note without any
-    text (the `empty` kind's)."""
+    (VaultShape.machinery), a page that only gathers others (`_only_gathers`), a note without any
+    text (the `empty` kind's), nor one with too little prose to condense (SUMMARY_WORTHY)."""
     if not notes:
         return []
     if sum(1 for n in notes if _has_summary(n["props"])) < SUMMARY_NORM * len(notes):
@@ -1184,6 +1240,8 @@ def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[d
         derived = n["summary"] or ""
         if len(T.words(derived)) >= MIN_SUMMARY_WORDS:
             continue  # its first paragraph already serves as its summary
+        if len(T.words(_NOT_PROSE_RE.sub(" ", _COMMENT_RE.sub(" ", mask_non_content(body))))) < SUMMARY_WORTHY:
+            continue  # too little prose to condense: its title and what it shows say what it is
         out.append({"kind": "missing-summary", "title": f"{n['path']} has no summary and no first paragraph "
                                                        "to stand for one", "notes": [n["path"]], "action": None,
                     "suggestion": "write a one-line summary property (the brief shows it)"})

@@ -111,6 +111,10 @@ _LINK_LABEL_RE = re.compile(r"[*_]{0,2}+[^\W_][\w /-]{0,30}+:[*_]{0,2}+\s")
 # note, it says nothing about it
 GREETING_RE = re.compile(r"(?:hello|hi|hey|howdy|greetings|welcome|good (?:morning|day|afternoon|evening)"
                          r"|hola|bonjour|salut|hallo|ciao)(?:(?:[ ,]+[^\W\d_]+){0,2}[ ]*!+|[.!]*)", re.I)
+# A paragraph that is only a label (`CHALLENGE`, `Key points:`): a heading written as a line of its own,
+# as slide decks and exported reports set them; the prose starts after it
+LABEL_MAX_WORDS = 3
+_LABEL_RE = re.compile(r"[^\W\d_][\w'&/ -]*:|[^\W\d_a-z]+(?:[ &/-]+[^\W\d_a-z]+)*:?")
 _SENTENCE_END_RE = re.compile(r"[.!?…][\"'’”)\]*_]*+(?=\s)|[。！？]")
 PLAIN_MAX = 4 * SUMMARY_CHARS  # plain_text keeps at most this many characters of its input
 FIRST_PARAGRAPH_LINES = 2000
@@ -643,6 +647,11 @@ def _outside(parts: list[str], inside: bool) -> tuple[str, bool]:
     return text, inside != (len(parts) % 2 == 0)
 
 
+def _label(s: str) -> bool:
+    """A line that labels what follows (`_LABEL_RE`: capitals, or a few words and a colon), not prose."""
+    return len(s.split()) <= LABEL_MAX_WORDS and bool(_LABEL_RE.fullmatch(s))
+
+
 def first_paragraph(masked_body: str, label_first: bool = False,
                     template: frozenset[str] = frozenset()) -> str:
     """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
@@ -671,8 +680,8 @@ def first_paragraph(masked_body: str, label_first: bool = False,
             if not s:
                 continue
         if not s:
-            if para and len(para) == 1 and GREETING_RE.fullmatch(para[0]):
-                para, size = [], 0  # a salutation on its own: the prose starts after it
+            if para and len(para) == 1 and (GREETING_RE.fullmatch(para[0]) or _label(para[0])):
+                para, size = [], 0  # a salutation or a label on its own: the prose starts after it
             elif para:
                 break
             continue
