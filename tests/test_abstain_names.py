@@ -87,3 +87,24 @@ def test_filed_known_rule():
     assert Q.abstain({**ev, "filed_known": A["filed_known_min"] - 0.01})
     assert not Q.abstain({**ev, "filed_known": A["filed_known_min"]})
     assert Q.abstain({**ev, "filed_known": 1.0, "known": A["named_known_floor"] - 0.01})
+
+
+def test_a_summary_filed_in_a_property_is_evidence(tmp_path, cache_dir):
+    """A Dendron proxy note says what it is in `desc:` only: "kept" (no note has it) outweighs the
+    words its `desc` holds, which the owner filed about the note as much as any property. A summary
+    the parser took from the text is not filed: the same note with its words in the body abstains."""
+    v = tmp_path / "ws"
+    _note(v, "dendron.yml", "version: 5\n")
+    _note(v, "ext.repo.docs.md", "---\ntitle: Docs\ndesc: 'Harbor Developer Docs'\n"
+                                 "uri: https://github.com/acme/harbor-docs.git\n---\n")
+    topics = ("tea", "kites", "stamps", "boats", "clocks", "maps", "shoes", "lamps", "bread", "chess", "piano",
+              "ropes", "sails", "knots", "tides", "winds", "buoys", "cranes", "docks", "piers", "locks", "gates")
+    for k, t in enumerate(topics):  # the question's known words, common in the vault: `kept` outweighs them
+        extra = " The developer docs say so." if k % 8 == 0 else " See the docs." if k % 8 == 4 else ""
+        _note(v, f"notes.{t}.md", f"---\ntitle: {t}\n---\nWhat I know about {t}, for the harbor team.{extra}\n")
+    assert run_cli("--vault", str(v), "rebuild").returncode == 0
+    assert _ask(v, "where are the Harbor developer docs kept?")[:1] == ["ext.repo.docs.md"]
+    _note(v, "ext.repo.docs.md", "---\ntitle: Docs\nuri: https://github.com/acme/harbor-docs.git\n---\n"
+                                 "Harbor Developer Docs\n")
+    assert run_cli("--vault", str(v), "rebuild").returncode == 0
+    assert _ask(v, "where are the Harbor developer docs kept?") == []

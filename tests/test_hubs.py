@@ -165,6 +165,22 @@ def test_a_dendron_workspace_vault_in_a_folder_opens_on_its_root(tmp_path):
     assert "notes/Index.md" not in paths(hubs)
 
 
+def test_a_published_dendron_workspace_opens_on_its_site_index(tmp_path):
+    """Dendron publishes `publishing.siteIndex`, by default the first of `siteHierarchies`, as the
+    site's home page: the workspace's welcome note, entered before the hierarchies it names."""
+    conf = ("version: 5\nworkspace:\n  vaults:\n    - fsPath: .\n      selfContained: true\n"
+            "publishing:\n  siteHierarchies:\n    - home\n    - dev\n")
+    files = {"dendron.yml": conf, "notes/root.md": "---\ntitle: Docs\n---\n",
+             "notes/home.md": "---\ntitle: Developer Docs\n---\nStart with [[dev]].\n",
+             "notes/dev.md": "---\ntitle: Dev\n---\nDevelopment.\n",
+             **{f"notes/dev.{k}.md": f"---\ntitle: {k}\n---\nA page.\n" for k in ("a", "b", "c")}}
+    hubs = build(tmp_path / "ws", files)
+    assert {"notes/home.md", "notes/root.md"} == {r["path"] for r in hubs if r["entry"] == "home"}
+    files["dendron.yml"] = conf.replace("publishing:", "publishing:\n  siteIndex: dev")
+    hubs = build(tmp_path / "ws2", files)
+    assert {"notes/dev.md", "notes/root.md"} == {r["path"] for r in hubs if r["entry"] == "home"}
+
+
 def test_logseq_favorites_are_hubs_and_journals_never(tmp_path):
     v = tmp_path / "vault"
     files = {"logseq/config.edn": '{:meta/version 1\n ;; :favorites ["commented out"]\n'

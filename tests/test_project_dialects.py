@@ -46,6 +46,8 @@ CASES = [  # (vault, working folder, the note the brief's project section shows,
     ("dendron", "tollgate", "project.tollgate.md"),
     ("dendron", "beacon-worker", "project.beacon-worker.queue.md"),
     ("dendron", "zigbee-lamp", "proj.zigbee-lamp.md"),  # the usual abbreviation
+    ("dendron", "field-wiki", "ext.repo.wiki.md"),  # a proxy note's `uri:`: the repository's address
+    ("dendron", "trial-ws", "ext.repo.trial.md"),   # ... over ssh
     ("dendron", "kubernetes-operator", None),
     # Logseq: a `type::` page property; the `Project` column of a table (not its `Type` column)
     ("logseq", "SnapTessSCAD", "pages/SnapTessSCAD.md"),

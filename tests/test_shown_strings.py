@@ -126,6 +126,8 @@ def test_placeholder_tags_are_no_tags(tmp_path):
     (False, "#placeholder/author", ""),
     (False, "GitHub: kepano ^github", "GitHub: kepano"),
     (False, "3 ^ 2 is nine", "3 ^ 2 is nine"),
+    (True, "'[[dendron://dendron.docs/ref.module-schema]]'", "'ref.module-schema'"),
+    (True, "dendron://link-user.role.ea", "link-user.role.ea"),
 ])
 def test_a_property_in_why_reads_as_a_summary_does(label_first, value, shown):
     """`why`'s property line and the parser's clean_summary read a value alike (retrieve does not

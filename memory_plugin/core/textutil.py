@@ -32,6 +32,9 @@ TYPE_WORDS = {
 }
 
 # Words that ask about the past: superseded and retracted notes come first.
+# The properties an owner writes a note's summary in, first non-empty wins: `summary` (ours),
+# `description` (Obsidian Publish, Jekyll, Hugo), `desc` (Dendron), `excerpt` (Dendron, Jekyll), `abstract`.
+SUMMARY_KEYS = ("summary", "description", "desc", "excerpt", "abstract")
 HISTORY_WORDS = frozenset("""before previously previous originally original earlier formerly former
 history historical past superseded replaced prior old older""".split())
 

@@ -140,7 +140,8 @@ KIND_PROPS = ("type", "types", "kind", "category", "categories", "tags", "tag")
 REPO_PROPS = ("repo", "repository", "repos", "repositories")
 # Properties that may hold a web address: the project's repository when the address is one (see
 # repo_url), never any page (`url: https://minimal.guide` names no repository).
-URL_PROPS = ("url", "urls", "github", "gitlab", "source", "homepage", "git", "code")
+URL_PROPS = ("url", "urls", "uri", "link", "github", "gitlab", "source", "homepage", "git", "code")  # (`uri`:
+# a Dendron proxy note's address)
 # Code hosts: their `https://HOST/OWNER/NAME` addresses are repositories. `git@HOST:…`, `ssh://…` and
 # `….git` addresses are repositories on any host.
 CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "git.sr.ht", "gitea.com")

@@ -195,12 +195,16 @@ def abstain(ev: dict, rule: dict | None = None) -> bool:
 
 def filed_share(conn: sqlite3.Connection, paths: list[str], weights: dict[str, tuple[float, int]], mass: float) -> float:
     """The largest share of `mass` (the idf of the question's words some note has; `weights`: word ->
-    (idf, df)) that one of `paths` holds in its title, aliases, tags and property text (abstention's
-    `filed_known`), each word as the lexical retriever finds it (its stem as a word start)."""
+    (idf, df)) that one of `paths` holds in its title, aliases, tags and property text, its summary
+    when a property holds it (T.SUMMARY_KEYS: Dendron's `desc`) (abstention's `filed_known`), each
+    word as the lexical retriever finds it (its stem as a word start)."""
     known = {w: T.term_regex(w) for w, (_idf, df) in weights.items() if df}
     best = 0.0
-    for row in rows_in(conn, "SELECT f.title, f.aliases, f.tags, f.props FROM fts f JOIN notes n ON n.id = f.rowid"
-                             " WHERE n.path IN ({in})", paths):
+    for *row, summary, props in rows_in(conn, "SELECT f.title, f.aliases, f.tags, f.props, f.summary, n.props FROM fts f"
+                                              " JOIN notes n ON n.id = f.rowid WHERE n.path IN ({in})", paths):
+        if summary and props and any(k.lower() in T.SUMMARY_KEYS and str(v).strip()
+                                     for k, v in json.loads(props).items()):
+            row.append(summary)
         hay = T.fold("\n".join(x or "" for x in row))
         best = max(best, sum(weights[w][0] for w, rx in known.items() if rx.search(hay)) / mass)
     return best

@@ -61,7 +61,9 @@ _WHY_WIKILINK_RE = T.LazyPattern(r"!?\[\[([^\[\]|\n]*+)(?:\|([^\[\]\n]*+))?\]\]"
 _WHY_MDLINK_RE = T.LazyPattern(r"!?\[([^\[\]\n]*+)\]\((?:[^()\n]|\([^()\n]*+\))*+\)(?:\{[^{}\n]*+\})?")
 _WHY_NOT_TEXT_RE = T.LazyPattern(r"\{\{[^{}\n]*+\}\}|<%[^%\n]*+%>|(?<![\w#/])#placeholder/[^\s#,;]*+"
                                  r"|(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$")
-_WHY_MARKUP = ("[", "{{", "<%", "#placeholder/", "^")  # what a value holds before _why_value has work
+_WHY_MARKUP = ("[", "{{", "<%", "#placeholder/", "^", "dendron://")  # what a value holds before _why_value has work
+# Dendron's cross-vault address (`dendron://VAULT/note`, also written bare in a property): reads as its note
+_WHY_VAULT_PREFIX_RE = T.LazyPattern(r"dendron://(?:[^/\s\[\]|]*+/)?")
 # FTS5's bm25 (fts5_aux.c), not ours to set: k1, and the idf it gives a term half the rows have.
 # Each term adds idf * tf(k1 + 1) / (tf + k1 * length norm) < idf * (k1 + 1) to a note's score.
 FTS5_K1, FTS5_ZERO_IDF = 1.2, 1e-6
@@ -210,7 +212,7 @@ def _why_value(line: str, label_first: bool) -> str:
     key, sep, value = line.partition(": ")
     if not sep or not any(m in value for m in _WHY_MARKUP):
         return line
-    value = _WHY_NOT_TEXT_RE.sub(" ", value)
+    value = _WHY_VAULT_PREFIX_RE.sub("", _WHY_NOT_TEXT_RE.sub(" ", value))
     value = _WHY_WIKILINK_RE.sub(_label_first if label_first else _label, value)
     value = _WHY_MDLINK_RE.sub(lambda m: m[1], value)
     value = " ".join(value.split()).strip(" ,;")

@@ -442,6 +442,30 @@ def dendron_vaults(vault: str, notes: bool = True) -> list[str]:
     return out
 
 
+def dendron_site_index(vault: str) -> list[str]:
+    """The note a Dendron workspace publishes as its site's home page: `publishing.siteIndex` (`site.`
+    in older configs), else the first of its `siteHierarchies` (Dendron's default); [] for `root`,
+    which is the vault's top already, or without a dendron.yml."""
+    text = _read(os.path.join(vault, "dendron.yml"))
+    if "siteIndex" not in text and "siteHierarchies" not in text:
+        return []
+    import yaml  # here: only a Dendron workspace that publishes needs it
+
+    try:
+        conf = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return []
+    for key in ("publishing", "site"):
+        pub = conf.get(key) if isinstance(conf, dict) else None
+        if not isinstance(pub, dict):
+            continue
+        hier = pub.get("siteHierarchies")
+        index = pub.get("siteIndex") or (hier[0] if isinstance(hier, list) and hier else None)
+        if isinstance(index, str) and index.strip() and index.strip() != "root":
+            return [index.strip()]
+    return []
+
+
 def dendron_write_vault(vault: str | os.PathLike | None) -> str | None:
     """Where Dendron would put a new note of the owner's: the workspace's one vault, or of several the one
     holding the most notes (Dendron asks which vault on create; the owner writes in the vault where
@@ -582,8 +606,11 @@ def _read(path: str, limit: int = 200_000) -> str:
 def entry_pages(vault: str, dialect: str) -> dict[str, list[str]]:
     """The pages the owner's app opens the vault on: {"home": [...], "favorites": [...]} (names or
     paths). Logseq's logseq/config.edn (:default-home, :favorites); Obsidian's bookmarks.json or
-    starred.json and the Homepage plugin's settings."""
+    starred.json and the Homepage plugin's settings; the page a Dendron workspace publishes as its
+    site's home (dendron_site_index)."""
     out: dict[str, list[str]] = {"home": [], "favorites": []}
+    if dialect == "dendron":
+        out["home"] += dendron_site_index(vault)
     if dialect == "logseq":
         edn = "\n".join(l for l in _read(os.path.join(vault, "logseq", "config.edn")).split("\n")
                         if not l.lstrip().startswith(";"))

@@ -36,9 +36,7 @@ MDLINK_REST_RE = re.compile(r"\]\((?:[^()\s]|\([^()\s]*+\))*+\)")
 EMPH_RE = re.compile("|".join(rf"{d}(?=\S)((?:(?!{d}).)+?)(?<=\S){d}" for d in
                               (r"\*\*", "__", r"\*", "_", "~~", "==")))
 SUMMARY_CHARS = 240
-# The properties an owner writes a note's summary in, first non-empty wins: `summary` (ours),
-# `description` (Obsidian Publish, Jekyll, Hugo), `desc` (Dendron), `excerpt` (Dendron, Jekyll), `abstract`.
-SUMMARY_KEYS = ("summary", "description", "desc", "excerpt", "abstract")
+SUMMARY_KEYS = T.SUMMARY_KEYS
 # Readwise's export (its Obsidian plugin's default template) keeps an article's properties in the body:
 # a `## Metadata` heading over `- Key: value` lines (Author, Full Title, Category, Summary, URL). They
 # are read as inline fields are: searchable as properties, `Summary` the note's summary, never its prose.
@@ -70,7 +68,7 @@ BLOCK_ID_RE = re.compile(r"(?:^|[ \t])\^[A-Za-z0-9-]++[ \t]*+$", re.M)
 # An inline footnote (`text^[the note's source]`, Obsidian and Pandoc): the note's aside, not its sentence
 INLINE_FOOTNOTE_RE = re.compile(r"\^\[(?:[^\[\]\n]|\[\[[^\[\]\n]*\]\]|\[[^\[\]\n]*\])*\]")
 # `dendron://vault/note.name` (Dendron's cross-vault link) reads as its note's name
-DENDRON_URL_RE = re.compile(r"dendron://[^/\s\[\]|]*+/([^\s\[\]|#]*+)")
+DENDRON_URL_RE = re.compile(r"dendron://(?:[^/\s\[\]|]*+/)?([^\s\[\]|#]*+)")  # (a vault's name may be left out)
 # A changelog line, narrowly: a line that opens with a release version (`v1.2`, `1.2.3`) or an ISO
 # date followed by a separator (`2023-01-02: fixed …`, `v0.5.1 - added …`): a log entry, not a summary.
 CHANGELOG_RE = re.compile(r"(?:v\d+(?:\.\d+)++|\d+\.\d+\.\d+)(?:[-+][0-9A-Za-z.]*+)?(?:[\s:\u2013\u2014]|$)"
