@@ -417,3 +417,22 @@ def test_a_folder_of_a_repository_the_notes_cite_names_the_working_folder(tmp_pa
     lines = section(session_brief(env, folder(tmp_path, "lsp-sample")), "Project `lsp-sample`")
     assert [l.split("(")[1].split(")")[0] for l in lines] == ["Language Server Guide.md"], lines
     assert "## Project" not in session_brief(env, folder(tmp_path, "tree-view-sample"))
+
+
+def test_a_folder_on_the_way_to_the_files_the_notes_cite_names_the_working_folder(tmp_path, cache_dir):
+    """Notes that cite a monorepo's files (`…/blob/dev/packages/engine-server/src/engine.ts`) are about
+    the package a developer works in, `engine-server`: always under `packages/`. `src`, under every
+    package, is one place nowhere: no folder of that name is named."""
+    from conftest import write_file
+
+    vault = tmp_path / "vault"
+    base = "https://github.com/acme/mono/blob/dev/packages"
+    write_file(vault, "Engine.md", f"The engine starts in {base}/engine-server/src/engine.ts#L88.\n")
+    write_file(vault, "Store.md", f"Notes are written by {base}/engine-server/src/store/file.ts.\n")
+    write_file(vault, "Plugin.md", f"Commands live in {base}/plugin-core/src/commands.ts.\n")
+    write_file(vault, "Views.md", f"Views live in {base}/plugin-core/src/views.ts.\n")
+    env = {"MEMORY_PLUGIN_VAULT": str(vault)}
+    assert run_cli("rebuild", env=env).returncode == 0
+    lines = section(session_brief(env, folder(tmp_path, "engine-server")), "Project `engine-server`")
+    assert sorted(l.split("(")[1].split(")")[0] for l in lines) == ["Engine.md", "Store.md"], lines
+    assert "## Project" not in session_brief(env, folder(tmp_path, "src"))

@@ -201,6 +201,12 @@ _CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + _HOSTS + r")/([\w.~-]+)/([\w
 # monorepo, a sample of a samples repository, a folder someone works in on its own; its last part
 _CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/[\w.~-]+/[\w.-]+/tree/[\w.-]+/(?:[\w.-]+/)*([\w.-]+)",
                             re.I)
+# A file or folder of a repository by its address (`…/acme/mono/blob/dev/packages/engine-server/src/x.ts`):
+# OWNER/NAME and the folders on the way (`packages/engine-server/src/`); each names a working folder when
+# it is one place of the repository wherever the notes cite it (`engine-server`, always under `packages/`;
+# never `src`, under every package: see _one_place)
+_CITED_PATH = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/([\w.~-]+/[\w.-]+)/(?:tree|blob)/[\w.-]+/((?:[\w.-]+/)+)",
+                          re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
 _CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
 _MDLINK = LazyPattern(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")
@@ -962,7 +968,8 @@ def with_context(ws: list[str], p: dict) -> bool:
 # when that name has at least NAMED_MIN_WORDS words (one word, "Sync" or "Dendron", names a topic, not
 # a repository), and the notes that cite a repository of that name by its address on a code host
 # (cited_repos: `github.com/SkepticMystic/breadcrumbs`), or a folder of one (`…/tree/main/lsp-sample`,
-# _CITED_FOLDER), at least REPO_NOTES times in all. A note of a
+# _CITED_FOLDER; a folder on the way to a cited file, one place of the repository: _CITED_PATH), at least
+# REPO_NOTES times in all. A note of a
 # one-word name names the folder too when it cites the repository of that name itself (Dendron's
 # `soln.typedb` with `hasRepository https://github.com/vaticle/typedb`): named for it and citing it, it
 # is about that repository. The brief lists at most NAMED_NOTES of them.
@@ -996,6 +1003,8 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
         if ws and any(not w.isdigit() for w in ws) and path not in kinds and not any(w in PROJECT_WORDS for w in ws):
             (own if len(ws) >= NAMED_MIN_WORDS else one_word).setdefault(key(stem), []).append(path)
     cited: dict[str, dict[str, int]] = {}
+    places: dict[str, set[tuple]] = {}  # a folder's name (key) -> where the cited paths have it
+    in_paths: dict[str, dict[str, int]] = {}
     for path, body, props in conn.execute(
             "SELECT n.path, f.body, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
             "WHERE fts MATCH ? AND n.private = 0", (_CITED_MATCH,)):
@@ -1008,6 +1017,20 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
             if k:
                 by = cited.setdefault(k, {})
                 by[path] = by.get(path, 0) + 1
+        if "/tree/" in text or "/blob/" in text:
+            for m in _CITED_PATH.finditer(text):
+                parts = m.group(2).split("/")[:-1]
+                for i, part in enumerate(parts):
+                    k = key(part)
+                    if k and not k.isdigit():
+                        places.setdefault(k, set()).add((m.group(1).lower(), *map(key, parts[:i])))
+                        by = in_paths.setdefault(k, {})
+                        by[path] = by.get(path, 0) + 1
+    for k, by in in_paths.items():
+        if len(places[k]) == 1:  # one place of the repository, not a name every package has (`src`)
+            into = cited.setdefault(k, {})
+            for p, n in by.items():
+                into[p] = max(into.get(p, 0), n)
     for k, ps in one_word.items():
         citing = [p for p in ps if p in cited.get(k, ())]
         if citing:
