@@ -173,7 +173,9 @@ def test_a_published_dendron_workspace_opens_on_its_site_index(tmp_path):
     files = {"dendron.yml": conf, "notes/root.md": "---\ntitle: Docs\n---\n",
              "notes/home.md": "---\ntitle: Developer Docs\n---\nStart with [[dev]].\n",
              "notes/dev.md": "---\ntitle: Dev\n---\nDevelopment.\n",
-             **{f"notes/dev.{k}.md": f"---\ntitle: {k}\n---\nA page.\n" for k in ("a", "b", "c")}}
+             **{f"notes/dev.{k}.md": f"---\ntitle: {k}\n---\nA page.\n" for k in ("a", "b", "c")},
+             # titled like the index's name: the setting names a note by its name, as Dendron does
+             "notes/ext.repo.home.md": "---\ntitle: Home\n---\nThe repository of [[home]].\n"}
     hubs = build(tmp_path / "ws", files)
     assert {"notes/home.md", "notes/root.md"} == {r["path"] for r in hubs if r["entry"] == "home"}
     files["dendron.yml"] = conf.replace("publishing:", "publishing:\n  siteIndex: dev")

@@ -296,6 +296,9 @@ def test_links_that_mean_no_note_of_the_vault_are_not_repointed(tmp_path):
     _write(v, "README.md", PROSE)
     _write(v, "Timnit Gebru.md", PROSE)
     _write(v, "Decisions/Use SQLite for local state.md", PROSE)
+    _write(v, "Frameworks/React.js.md", PROSE)
+    _write(v, "Definitions/DRD.md", PROSE)
+    _write(v, "Tools.md", PROSE + "[[Reactjs|React.js]] and the [[Data Requirement Document|DRD]].\n")
     _write(v, "Essay.md", PROSE + "[[Citation needed|Original research]]. [[../../README]] is the index.\n"
            "[[Timnit Gebru]] said it[[https://en.wikipedia.org/wiki/Timnit_Gebru]].\n"
            "[[the SQLite decision|Use SQLite for local state]]\n")
@@ -305,6 +308,9 @@ def test_links_that_mean_no_note_of_the_vault_are_not_repointed(tmp_path):
     assert url["intended"] != "Timnit Gebru.md" and "web link" in url["suggestion"] and url["action"] is None
     # written label-first, both halves name one thing: still read as the note it meant
     assert dangling["the SQLite decision"]["intended"] == "Decisions/Use SQLite for local state.md"
+    # ... as are one word written apart and together, and a name and its initials
+    assert dangling["Reactjs"]["intended"] == "Frameworks/React.js.md"
+    assert dangling["Data Requirement Document"]["intended"] == "Definitions/DRD.md"
     _write(v, "Sub/Doc.md", PROSE + "[[../Gone/Timnit Gebru]]\n")  # one folder up from one down: in the vault
     moved = {p["target"]: p for p in _proposals(v) if p["kind"] == "dangling"}
     assert moved["../Gone/Timnit Gebru"]["intended"] == "Timnit Gebru.md"
@@ -326,6 +332,12 @@ def test_two_generated_listings_of_the_vault_are_no_duplicates(tmp_path):
         for k, n in enumerate(reversed(names))))
     dup = [p for p in _proposals(v) if p["kind"] == "duplicate"]
     assert not [p for p in dup if any(n.startswith("System/") for n in p["notes"])], dup
+    # two lists of web bookmarks are no index of the vault: compared by what they hold
+    links = "".join(f"- [{n} docs](https://docs.example.org/{k}) on {n}, the manual and its guide\n" for k, n in enumerate(names))
+    _write(v, "Sources/Wiki tools.md", "# Wiki tools\n" + links)
+    _write(v, "Sources/Wiki.md", "# Wiki\n" + links + "- [Extra](https://extra.example.org)\n")
+    assert any({"Sources/Wiki tools.md", "Sources/Wiki.md"} <= set(p["notes"])
+               for p in _proposals(v) if p["kind"] == "duplicate")
     _write(v, "System/New files copy.md", (v / "System/New files.md").read_text())
     dup = [p for p in _proposals(v) if p["kind"] == "duplicate"]
     assert any({"System/New files.md", "System/New files copy.md"} <= set(p["notes"]) for p in dup), dup

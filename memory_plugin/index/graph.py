@@ -416,10 +416,12 @@ def _entry_points(conn: sqlite3.Connection, include_private: bool, deg: dict[str
             reach[path] = max(reach.get(path, 0), r)
 
     # home notes: the vault's root index/home/readme, the app's home page, Dendron's root
-    by_name: dict[str, str] = {}  # the names the app's settings use: titles and page names
-    for path, (hub, title) in notes.items() if app["home"] or app["favorites"] else ():
-        for n in {_norm(title or _stem(path)), _norm(_stem(path).replace("___", "/"))}:
-            by_name.setdefault(n, path)
+    by_name: dict[str, str] = {}  # the names the app's settings use: page names, then titles
+    named = list(notes.items()) if app["home"] or app["favorites"] else []
+    for path, _ in named:  # a setting names a note as the app does, by its file's name first
+        by_name.setdefault(_norm(_stem(path).replace("___", "/")), path)
+    for path, (hub, title) in named:
+        by_name.setdefault(_norm(title or _stem(path)), path)
     # a Dendron workspace keeps each vault in a folder (often a repository of its own): its README is
     # that vault's front page, and its root note its hierarchy's top; a note named Index there is a
     # hierarchy like any other

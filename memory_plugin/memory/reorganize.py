@@ -501,13 +501,14 @@ def _in_one_series(a: str, b: str, series: Counter) -> bool:
 
 
 LISTING_SHARE = 0.8    # a note whose lines are this share of rows naming a note (table rows, list items) ...
-_ROW_RE = re.compile(r"^[ \t]*(?:\||[-*+][ \t]|\d+[.)][ \t]).*(?:\[\[|\]\()")
+_ROW_RE = re.compile(r"^[ \t]*(?:\||[-*+][ \t]|\d+[.)][ \t]).*(?:\[\[|\]\((?![a-z][\w+.-]*:))", re.I)  # (a note's link,
+# never a web address: a list of bookmarks is compared by what it holds)
 _ROW_RULE_RE = re.compile(r"^[ \t]*\|?[ \t:|-]*-[ \t:|-]*$")
 
 
 def _is_listing(body: str) -> bool:
     """A note that is a list of notes (`LISTING_SHARE` of its lines are table rows or list items with a
-    link, MIN_HUB_GROUP of them at least): an index, a generated "recently edited" table."""
+    link to a note, MIN_HUB_GROUP of them at least): an index, a generated "recently edited" table."""
     lines = [ln for ln in _COMMENT_RE.sub(" ", body or "").split("\n")
              if ln.strip() and not _HEADING_LINE_RE.match(ln) and not _ROW_RULE_RE.match(ln)]
     rows = sum(1 for ln in lines if _ROW_RE.match(ln))
@@ -889,9 +890,17 @@ def _climbs_out(folder: str, from_notes: list[str]) -> bool:
     return ups > 0 and all(ups > f.count("/") for f in from_notes)
 
 
-def _share_a_word(a: str, b: str) -> bool:
-    """Whether two names share a content word (stopwords aside)."""
-    return bool({T.stem(w) for w in T.words(a)} & {T.stem(w) for w in T.words(b)} - {T.stem(w) for w in T.STOPWORDS})
+def _one_thing(a: str, b: str) -> bool:
+    """Whether two names may name one thing: they share a content word (stopwords aside), are one
+    word written apart or together (`Reactjs`, `React.js`), or one is the other's initials (`DRD`,
+    `Data Requirement Document`)."""
+    wa, wb = T.words(a), T.words(b)
+    if {T.stem(w) for w in wa} & {T.stem(w) for w in wb} - {T.stem(w) for w in T.STOPWORDS}:
+        return True
+    if "".join(wa) == "".join(wb):
+        return True
+    initials = lambda ws: "".join(w[0] for w in ws if w not in T.STOPWORDS)  # noqa: E731
+    return any(len(x) == 1 and len(x[0]) >= 2 and x[0] == initials(y) for x, y in ((wa, wb), (wb, wa)))
 
 
 def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
@@ -1019,7 +1028,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
                 # a label with no word of its target's is what the link says, not what it meant)
                 if hits and len(hits) == 1 and (folder or disp.strip() in (by_path[hits[0]]["title"],
                                                                            by_path[hits[0]]["display_title"])
-                                                and _share_a_word(name, disp)):
+                                                and _one_thing(name, disp)):
                     intended, why = hits[0], f"its label `{disp.strip()}` is the name of {hits[0]}"
                     break
         if not intended and folded not in vocabulary:
