@@ -130,6 +130,31 @@ def test_no_hub_for_notes_each_filed_under_its_own_category(vault):
     assert not [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Refs/Ref one.md" in p["notes"]]
 
 
+def test_no_hub_for_notes_the_vault_already_enters(vault):
+    """A ring of overview pages in one folder, one of them listed by the home note: the vault's own
+    way in to them (an entry point), no MOC beside it."""
+    names = ["Ov one", "Ov two", "Ov three", "Ov four", "Ov five"]
+    for k, n in enumerate(names):
+        _write(vault, f"Overviews/{n}.md", f"---\ntype: note\n---\n{n} is an overview. See [[{names[(k + 1) % 5]}]].\n")
+    assert [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Overviews/Ov one.md" in p["notes"]]
+    home = vault / "Home.md"
+    home.write_text(home.read_text() + "\nThe overviews start at [[Ov one]].\n")
+    assert not [p for p in _proposals(vault) if p["kind"] == "no-hub" and "Overviews/Ov one.md" in p["notes"]]
+
+
+def test_a_duplicate_is_superseded_by_the_note_that_says_more(vault):
+    """Two notes alike: the suggestion retires the one that says less for the fuller one, whichever
+    is older (a stub kept beside the page it became; a clip beside its fuller copy)."""
+    text = ("Workers wake on LISTEN and NOTIFY from the enqueue transaction, so no poller runs; the "
+            "channel is named per queue and the payload carries the job id only.\n")
+    extra = ("It also lists the three pollers the team tried, the week each was dropped, and the numbers "
+             "from the load test that decided it.\n")
+    _write(vault, "Notes/Queue wakeup.md", "---\ncreated: 2020-01-01\n---\n" + text + extra)
+    _write(vault, "Notes/Queue wakeup draft.md", "---\ncreated: 2024-01-01\n---\n" + text)
+    dup = [p for p in _proposals(vault) if p["kind"] == "duplicate" and "Notes/Queue wakeup.md" in p["notes"]]
+    assert dup and "supersede 'Notes/Queue wakeup draft.md' 'Notes/Queue wakeup.md'" in dup[0]["suggestion"], dup
+
+
 def test_a_note_of_properties_only_is_not_empty(tmp_path):
     """A property-first note (a book: author, year, isbn) holds its facts in properties: never an
     empty note; one with only a date and a category is."""
@@ -229,13 +254,18 @@ def test_summaries_only_where_the_vault_writes_them(tmp_path):
     _write(v, "Conventions/Empty rule.md", "---\ntype: convention\n---\n")
     _write(v, "Conventions/People.md", "---\ntype: convention\n---\n![[People.base]]\n- [[Plain]]\n")
     _write(v, "Notes/Linker.md", PROSE + "[[Empty rule]]\n")
+    for k in range(2):
+        _write(v, f"Conventions/Summed rule {k}.md", f"---\ntype: convention\nsummary: Rule {k} in a line.\n---\n{PROSE}")
     # too little prose to condense: a diagram under its heading, an image and its caption
-    _write(v, "Notes/Diagram.md", "# Ethira diagram\n```mermaid\ngraph TD\n" +
+    _write(v, "Conventions/Diagram.md", "---\ntype: convention\n---\n# Ethira diagram\n```mermaid\ngraph TD\n" +
            "".join(f"  node{k}[Service {k} calls the queue] --> node{k + 1}\n" for k in range(12)) + "```\n")
-    _write(v, "Notes/Shot.md", "![[shot.png]]\nSecret vs tokens\n")
+    _write(v, "Conventions/Shot.md", "---\ntype: convention\n---\n![[shot.png]]\nSecret vs tokens\n")
+    # a kind of note the vault writes no summaries for (a folder none of whose notes has one)
+    _write(v, "Rules/Tabs elsewhere.md", "---\ntype: convention\n---\nTabs: no.\n\n" + PROSE)
     props = _proposals(v)
-    missing = [p["notes"][0] for p in props if p["kind"] == "missing-summary"]
-    assert missing == ["Conventions/Tabs nowhere.md"], missing
+    missing = [p for p in props if p["kind"] == "missing-summary"]
+    assert [p["notes"][0] for p in missing] == ["Conventions/Tabs nowhere.md"], missing
+    assert "`summary:`" in missing[0]["suggestion"]
     empty = [p for p in props if p["kind"] == "empty" and "Conventions/Empty rule.md" in p["notes"]]
     assert empty and "link to it" in " ".join(empty[0]["reasons"])
 
@@ -301,9 +331,11 @@ def test_links_that_mean_no_note_of_the_vault_are_not_repointed(tmp_path):
     _write(v, "Tools.md", PROSE + "[[Reactjs|React.js]] and the [[Data Requirement Document|DRD]].\n")
     _write(v, "Essay.md", PROSE + "[[Citation needed|Original research]]. [[../../README]] is the index.\n"
            "[[Timnit Gebru]] said it[[https://en.wikipedia.org/wiki/Timnit_Gebru]].\n"
+           "It is [[https://schema.org/isSimilarTo|similar to]] the other.\n"  # a notation of the owner's
            "[[the SQLite decision|Use SQLite for local state]]\n")
     dangling = {p["target"]: p for p in _proposals(v) if p["kind"] == "dangling"}
     assert "Citation needed" not in dangling and "../../README" not in dangling
+    assert not [p for p in dangling.values() if "https://schema.org/isSimilarTo" in p.get("targets", [p["target"]])]
     url = dangling["https://en.wikipedia.org/wiki/Timnit_Gebru"]
     assert url["intended"] != "Timnit Gebru.md" and "web link" in url["suggestion"] and url["action"] is None
     # written label-first, both halves name one thing: still read as the note it meant
@@ -407,6 +439,8 @@ def test_drafts_vocabularies_and_files_named_without_their_extension(tmp_path):
     for k in range(3):
         _write(v, f"Notes/Task {k}.md", '---\ntype: "[[Task]]"\ncategories: ["[[Tasks]]"]\n---\n' + PROSE)
     _write(v, "Notes/Home.md", "Open [[Bases/Tasks]] for the board. " + PROSE)
+    _write(v, "Bases/Games.base", "filters: categories.contains(link(\"Games\"))\n")
+    _write(v, "Notes/Zelda.md", '---\ncategories: ["[[Games]]"]\n---\n' + PROSE)  # a category note to write
     _write(v, "Notes/Wasm.md", "---\nstatus: draft\n---\n")
     _write(v, "Notes/Rust.md", "---\nstatus: draft\n---\n")
     _write(v, "Notes/Plan.md", PROSE + "Next: [[Wasm]].\n")
@@ -414,6 +448,7 @@ def test_drafts_vocabularies_and_files_named_without_their_extension(tmp_path):
     dangling = {p["target"]: p for p in props if p["kind"] == "dangling"}
     assert "Task" not in dangling, dangling
     assert dangling["Bases/Tasks"]["intended"] == "Bases/Tasks.base"
+    assert "Games" not in {t for p in dangling.values() for t in p.get("targets", [p["target"]])}, dangling
     assert not [p for p in props if p["kind"] == "empty"], props
 
 

@@ -637,8 +637,10 @@ def _duplicates(notes: list[dict], cfg: Config | None = None, conn: sqlite3.Conn
         if r not in best or v.score > best[r][2].score:
             best[r] = (a, b, v)
     for r, (a, b, v) in best.items():
-        # oldest first (by `created`, else by path): the suggestion supersedes the older by the newer
-        ids = sorted(members[r], key=lambda i: (str(pool[i]["created"] or ""), pool[i]["path"]))
+        # the one that says least first: the suggestion supersedes it by the one that says most (a stub
+        # by the page, a clip by its fuller copy), the older by the newer when they say as much
+        ids = sorted(members[r], key=lambda i: (len(pool[i]["body"] or ""), str(pool[i]["created"] or ""),
+                                                pool[i]["path"]))
         paths = [pool[i]["path"] for i in ids]
         if len(paths) == 2:
             title = f"{paths[0]} and {paths[1]} look alike"
@@ -960,7 +962,11 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             continue  # a template's placeholder link (`[[{{date}}]]`) is filled in where it is used
         if _SCHEME_RE.match(target):
             # a web address between `[[ ]]` (a citation pasted into a wikilink): the app opens it as a
-            # note to create; what it meant is the page on the web, never a note of the vault
+            # note to create; what it meant is the page on the web, never a note of the vault. One
+            # written with a label (`[[schema:isSimilarTo|http://…]]`) is a notation of the owner's
+            if any((disp or "").strip() for (disp,) in conn.execute(
+                    "SELECT display FROM links WHERE target IS NULL AND lower(linkpath) = ?", (target.lower(),))):
+                continue
             grouped[("url",)].append({
                 "kind": "dangling", "title": f"[[{target}]] ({src}) is a web address written as a wikilink",
                 "notes": from_notes, "target": target, "intended": target, "action": None,
@@ -992,7 +998,11 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         if folder and not _vault_folder(folder, vs, top_folders):
             continue
         attached = sorted(set(stems.get(T.fold(target.replace("\\", "/").lstrip("/")), ())))
-        if vs.dialect != "dendron" and len(attached) == 1:
+        # (a property's link names a note, a category, a person: `categories: [[Games]]` beside
+        # Games.base is a category note to write, which the base's `link("Games")` filter looks for)
+        if vs.dialect != "dendron" and len(attached) == 1 and conn.execute(
+                "SELECT 1 FROM links WHERE target IS NULL AND lower(linkpath) = ? AND kind != 'property' LIMIT 1",
+                (target.lower(),)).fetchone():
             f = attached[0]
             grouped[("ext",)].append({
                 "kind": "dangling", "title": f"[[{target}]] ({src}) finds no note", "notes": from_notes,
@@ -1228,13 +1238,27 @@ def _only_gathers(body: str) -> bool:
 
 def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[dict]:
     """Notes the brief shows that have neither a summary property nor a usable first paragraph, in a
-    vault whose notes carry summary properties (SUMMARY_NORM); never the app's machinery
+    vault whose notes carry summary properties, and among its notes of the same kind (category, else
+    folder) (SUMMARY_NORM), in the property key the vault uses most; never the app's machinery
     (VaultShape.machinery), a page that only gathers others (`_only_gathers`), a note without any
     text (the `empty` kind's), nor one with too little prose to condense (SUMMARY_WORTHY)."""
     if not notes:
         return []
     if sum(1 for n in notes if _has_summary(n["props"])) < SUMMARY_NORM * len(notes):
         return []  # the vault does not write summaries: a note without one is as its owner writes them
+    # ... nor notes of a kind that does not: clippings carry the clipper's `description:`, the
+    # owner's own notes none; a note's kind is its category (`categories: [[Projects]]`), else its folder
+    def kind(n: dict) -> tuple:
+        return ("c", *sorted(_category(n))) if _category(n) else ("f", n["path"].rpartition("/")[0])
+    kinds: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    keys: Counter = Counter()
+    for n in notes:
+        k = kinds[kind(n)]
+        k[0] += 1
+        if _has_summary(n["props"]):
+            k[1] += 1
+            keys.update(key for key in n["props"] if key.lower() in T.SUMMARY_KEYS and str(n["props"][key]).strip())
+    key = keys.most_common(1)[0][0] if keys else "summary"
     shown = _briefed(cfg, conn)
     out = []
     for n in sorted(notes, key=lambda n: n["path"]):
@@ -1249,11 +1273,15 @@ def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[d
         derived = n["summary"] or ""
         if len(T.words(derived)) >= MIN_SUMMARY_WORDS:
             continue  # its first paragraph already serves as its summary
+        total, summed = kinds[kind(n)]
+        if summed < SUMMARY_NORM * total:
+            continue
         if len(T.words(_NOT_PROSE_RE.sub(" ", _COMMENT_RE.sub(" ", mask_non_content(body))))) < SUMMARY_WORTHY:
             continue  # too little prose to condense: its title and what it shows say what it is
         out.append({"kind": "missing-summary", "title": f"{n['path']} has no summary and no first paragraph "
                                                        "to stand for one", "notes": [n["path"]], "action": None,
-                    "suggestion": "write a one-line summary property (the brief shows it)"})
+                    "suggestion": f"write a one-line `{key}:` property, as the vault's notes of its kind do (the brief "
+                                  "shows it)"})
     return out
 
 
@@ -1353,8 +1381,9 @@ def _gathered(members: list[str], vs: VaultShape, paths_lc: set[str], out_links,
 
 def _no_hub(cfg, conn, by_path, today, vs: VaultShape) -> list[dict]:
     """Groups of notes that link among themselves with no note to enter them by (communities of the
-    link graph, Dendron's hierarchy counted as links), when nothing the vault already has gathers
-    them (`_gathered`) and no note is named like the hub would be."""
+    link graph, Dendron's hierarchy counted as links), when none of them is a way into the vault
+    already (graph.entry_points: what a home note lists, a folder note, a category ...), nothing the
+    vault already has gathers them (`_gathered`) and no note is named like the hub would be."""
     from ..outputs import graphdata
 
     try:
@@ -1375,9 +1404,11 @@ def _no_hub(cfg, conn, by_path, today, vs: VaultShape) -> list[dict]:
         "('categories', 'category')") for x in r}
     names = {T.fold(x) for r in conn.execute("SELECT title, display_title FROM notes") for x in r if x}
     names |= {a for (a,) in conn.execute("SELECT alias_lc FROM aliases")}
+    from ..index.graph import entry_points
+    entries = {e["path"] for e in entry_points(conn)}  # the vault's own ways in (what its home lists ...)
     out, taken = [], set()
     for cm in comms:
-        if cm["has_hub"]:
+        if cm["has_hub"] or entries & set(cm["members"]):
             continue
         # a hub stays within one project: a community spanning projects gives one proposal per project
         groups: dict[str, list[str]] = defaultdict(list)
