@@ -124,6 +124,15 @@ def test_foam_titles_by_title_property_then_first_h1_then_file_name():
     assert note("foam", "scratch-pad.md").display_title == "scratch-pad"
 
 
+
+def test_a_workspace_foam_vscode_activates_on_is_foams(tmp_path):
+    """foam-vscode activates in a workspace holding `.vscode/foam.json` (its package.json's
+    activationEvents), with or without a `.foam/` folder: its notes are titled as Foam titles them."""
+    (tmp_path / ".vscode").mkdir()
+    (tmp_path / ".vscode" / "foam.json").write_text("{}\n")
+    assert config.detect_dialect(tmp_path) == "foam"
+
+
 def test_a_folder_no_app_marked_titles_by_title_property_then_a_slug_by_its_opening_h1(tmp_path):
     """No `.obsidian/`, `.foam/`, Dendron or Logseq marker. The `title:` a note declares is its title.
     Else a slug file name (what a static site or a wiki keeps) shows the H1 that opens the note; a

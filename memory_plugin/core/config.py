@@ -306,6 +306,7 @@ DIALECT_MARKERS = (
     ("dendron", "dendron.code-workspace"),
     ("logseq", os.path.join("logseq", "config.edn")),
     ("foam", os.path.join(".foam", "")),           # Foam's workspace folder (templates live in it)
+    ("foam", os.path.join(".vscode", "foam.json")),  # what foam-vscode activates on in a workspace
     ("obsidian", os.path.join(".obsidian", "")),   # Obsidian's settings folder
 )
 

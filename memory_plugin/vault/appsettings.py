@@ -287,9 +287,7 @@ def foam_vars_to_format(text: str) -> str | None:
     return "".join(out)
 
 
-def _foam_daily(vault: str) -> Daily | None:
-    if not os.path.isdir(os.path.join(vault, ".foam")):
-        return None
+def _foam_daily(vault: str) -> Daily:
     template, filepath = _foam_template_filepath(vault)
     if filepath:
         fp = filepath.replace("\\", "/").strip().lstrip("/")
