@@ -241,6 +241,24 @@ def test_orphans_only_where_another_note_names_them(tmp_path):
     assert "Ring 0.md" in orphans[0]["suggestion"]
 
 
+def test_orphans_the_app_leaves_out_and_names_in_code_are_no_proposals(tmp_path):
+    """A Foam workspace's settings leave its scratch buffer out of the orphans report
+    (`foam.orphans.exclude`, in VS Code's settings.json with its comments and trailing commas); a name
+    said only in code (`GET /links`) is an identifier, no place to link the note from."""
+    v = tmp_path / "vault"
+    _write(v, ".vscode/foam.json", "{}\n")
+    _write(v, ".vscode/settings.json", '{\n  // where drafts wait\n  "foam.orphans.exclude": [\n    "buffer",\n  ],\n}\n')
+    for k in range(4):
+        _write(v, f"notes/Ring {k}.md", f"# Ring {k}\n{PROSE}Next: [[Ring {(k + 1) % 4}]]. Tried Kanboard and Wekan once.\n"
+               "```\nGET /links HTTP/1.1\n```\n")
+    _write(v, "notes/Kanboard.md", "# Kanboard\n" + PROSE)
+    _write(v, "buffer/Wekan.md", "# Wekan\n" + PROSE)
+    _write(v, "notes/Links.md", "# Links\n" + PROSE)
+    assert [p["notes"][0] for p in _proposals(v) if p["kind"] == "orphan"] == ["notes/Kanboard.md"]
+    _write(v, ".vscode/settings.json", "{}\n")
+    assert [p["notes"][0] for p in _proposals(v) if p["kind"] == "orphan"] == ["buffer/Wekan.md", "notes/Kanboard.md"]
+
+
 def test_summaries_only_where_the_vault_writes_them(tmp_path):
     """No vault note carries a summary property: none is missing one. Where they do, never for an empty
     note (the `empty` kind's, as a note others link to), a page that only gathers, or a hierarchy node."""

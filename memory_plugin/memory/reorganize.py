@@ -162,8 +162,9 @@ class VaultShape:
     journals, and (Dendron) its dot hierarchy."""
 
     def __init__(self, dialect: str, templates: set[str], journals: set[str], parent: dict[str, str | None],
-                 children: set[str], rooted: set[str] | None = None):
+                 children: set[str], rooted: set[str] | None = None, unreported: tuple[str, ...] = ()):
         self.dialect, self.templates, self.journals = dialect, templates, journals
+        self.unreported = unreported  # globs the app leaves out of its orphans report (Foam's settings)
         self.parent = parent      # Dendron: note path -> its nearest existing ancestor (None: a stub's child)
         self.children = children  # Dendron: notes with a note below them in the hierarchy
         self.rooted = rooted or set()  # Dendron: `root.md` and the top-level notes its tree shows below it
@@ -205,7 +206,16 @@ class VaultShape:
                     parent[path] = up
                 if up:
                     children.add(up)
-        return cls(dialect, templates, journals, parent, children, rooted)
+        unreported = tuple(appsettings.foam_unreported(str(vault))) if dialect == "foam" else ()
+        return cls(dialect, templates, journals, parent, children, rooted, unreported)
+
+    def unreported_orphan(self, path: str) -> bool:
+        """A note in a folder or glob the app's settings leave out of its orphans report (Foam's
+        `foam.orphans.exclude`, `foam.files.ignore`: a scratch buffer, the journal)."""
+        import fnmatch
+
+        return any(path.startswith(g + "/") or fnmatch.fnmatch(path, g) or fnmatch.fnmatch(path, g + "/*")
+                   for g in self.unreported)
 
     def in_hierarchy(self, path: str) -> bool:
         """A Dendron note with a parent (a note, a stub or `root.md`) or children: the tree shows it, it
@@ -283,12 +293,12 @@ def _mentions(conn, n: dict) -> list[str]:
                             (f"body : {phrase}", n["path"], MENTIONS_READ)).fetchall()
     except sqlite3.OperationalError:
         return []
-    # a mention in prose: not inside a link's text or address, a URL or a heading (a name there is
-    # another note's name, an address, or a section: no place to link from)
+    # a mention in prose: not inside a link's text or address, a URL, a heading or code (a name there
+    # is another note's name, an address, a section or an identifier: no place to link from)
     wanted = " ".join(words)
     out = []
     for path, body in rows:
-        prose = _NOT_PROSE_RE.sub(" ", body or "")
+        prose = _NOT_PROSE_RE.sub(" ", mask_non_content(body or ""))  # (code is no place to link from)
         said = T.WORD_RE.findall(T.fold(prose))
         if context is not None and len(context & set(said)) < CONTEXT_SHARED:
             continue  # the word in another sense
@@ -344,7 +354,8 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
         if vs.machinery(p):
             continue
         if T.words(n["body"] or "") or _has_facts(n):
-            orphans.append(n)
+            if not vs.unreported_orphan(p):
+                orphans.append(n)
         elif n["status"] not in DRAFT_STATUSES:
             empty.append(n)
     share = n_linked / len(notes) if notes else 0.0

@@ -104,6 +104,49 @@ def read_json(path: str):
         return None
 
 
+def read_jsonc(path: str):
+    """A small JSON-with-comments file's value (VS Code's settings.json: `//` and `/* */` comments,
+    trailing commas), or None (missing, too large, not JSON)."""
+    try:
+        if os.path.getsize(path) > MAX_SETTINGS_BYTES:
+            return None
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':  # a string, escapes and all: nothing in it is a comment
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i) if text.find("\n", i) >= 0 else n
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2) + 2 if text.find("*/", i + 2) >= 0 else n
+        else:
+            out.append(c)
+            i += 1
+    try:
+        return json.loads(re.sub(r",(\s*[}\]])", r"\1", "".join(out)))
+    except ValueError:
+        return None
+
+
+def foam_unreported(vault: str) -> list[str]:
+    """The folders and globs a Foam workspace leaves out of its orphans report and its graph
+    (`foam.orphans.exclude`, `foam.files.ignore` in `.vscode/settings.json`)."""
+    settings = read_jsonc(os.path.join(vault, ".vscode", "settings.json"))
+    if not isinstance(settings, dict):
+        return []
+    return [g.strip().strip("/") for key in ("foam.orphans.exclude", "foam.files.ignore")
+            for g in (settings.get(key) if isinstance(settings.get(key), list) else [])
+            if isinstance(g, str) and g.strip().strip("/")]
+
+
 def _str(d, key: str) -> str | None:
     v = d.get(key) if isinstance(d, dict) else None
     return v.strip() if isinstance(v, str) else None
@@ -297,7 +340,7 @@ def _foam_daily(vault: str) -> Daily:
         folder = _folder(fp[:first_var if first_var >= 0 else len(fp)].rpartition("/")[0])
         if mask and folder is not None and _folder(fp) is not None:
             return Daily("foam", "", mask, DATEFORMAT, ("'", "'"), template, template or "", folder)
-    settings = read_json(os.path.join(vault, ".vscode", "settings.json"))
+    settings = read_jsonc(os.path.join(vault, ".vscode", "settings.json"))
     settings = settings if isinstance(settings, dict) else {}
     legacy = [k for k in settings if k.startswith("foam.openDailyNote.") and k != "foam.openDailyNote.onStartup"]
     if legacy:  # the settings Foam read until 0.47: the workspace root unless a directory is named
