@@ -421,8 +421,9 @@ def test_a_folder_of_a_repository_the_notes_cite_names_the_working_folder(tmp_pa
 
 def test_a_folder_on_the_way_to_the_files_the_notes_cite_names_the_working_folder(tmp_path, cache_dir):
     """Notes that cite a monorepo's files (`…/blob/dev/packages/engine-server/src/engine.ts`) are about
-    the package a developer works in, `engine-server`: always under `packages/`. `src`, under every
-    package, is one place nowhere: no folder of that name is named."""
+    the package a developer works in, `engine-server`: its place nearest the repository's root, under
+    `packages/` (beside the tests' mirror of it further down). `src`, one in every package at one
+    depth, names no folder."""
     from conftest import write_file
 
     vault = tmp_path / "vault"
@@ -431,6 +432,8 @@ def test_a_folder_on_the_way_to_the_files_the_notes_cite_names_the_working_folde
     write_file(vault, "Store.md", f"Notes are written by {base}/engine-server/src/store/file.ts.\n")
     write_file(vault, "Plugin.md", f"Commands live in {base}/plugin-core/src/commands.ts.\n")
     write_file(vault, "Views.md", f"Views live in {base}/plugin-core/src/views.ts.\n")
+    # the tests' mirror of the package further down: the name's place is still the package
+    write_file(vault, "Tests.md", f"See {base}/test-utils/src/__tests__/engine-server/engine.spec.ts.\n")
     env = {"MEMORY_PLUGIN_VAULT": str(vault)}
     assert run_cli("rebuild", env=env).returncode == 0
     lines = section(session_brief(env, folder(tmp_path, "engine-server")), "Project `engine-server`")

@@ -202,9 +202,9 @@ _CITED_REPO = LazyPattern(r"https?://(?:www\.)?(" + _HOSTS + r")/([\w.~-]+)/([\w
 _CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/[\w.~-]+/[\w.-]+/tree/[\w.-]+/(?:[\w.-]+/)*([\w.-]+)",
                             re.I)
 # A file or folder of a repository by its address (`…/acme/mono/blob/dev/packages/engine-server/src/x.ts`):
-# OWNER/NAME and the folders on the way (`packages/engine-server/src/`); each names a working folder when
-# it is one place of the repository wherever the notes cite it (`engine-server`, always under `packages/`;
-# never `src`, under every package: see _one_place)
+# OWNER/NAME and the folders on the way (`packages/engine-server/src/`); each names a working folder by its
+# place nearest the repository's root, when one place is (`engine-server` under `packages/`, beside a
+# tests' mirror of it further down; never `src`, one in every package: see named_notes)
 _CITED_PATH = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/([\w.~-]+/[\w.-]+)/(?:tree|blob)/[\w.-]+/((?:[\w.-]+/)+)",
                           re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
@@ -968,7 +968,7 @@ def with_context(ws: list[str], p: dict) -> bool:
 # when that name has at least NAMED_MIN_WORDS words (one word, "Sync" or "Dendron", names a topic, not
 # a repository), and the notes that cite a repository of that name by its address on a code host
 # (cited_repos: `github.com/SkepticMystic/breadcrumbs`), or a folder of one (`…/tree/main/lsp-sample`,
-# _CITED_FOLDER; a folder on the way to a cited file, one place of the repository: _CITED_PATH), at least
+# _CITED_FOLDER; a folder on the way to a cited file, by its place nearest the root: _CITED_PATH), at least
 # REPO_NOTES times in all. A note of a
 # one-word name names the folder too when it cites the repository of that name itself (Dendron's
 # `soln.typedb` with `hasRepository https://github.com/vaticle/typedb`): named for it and citing it, it
@@ -1003,8 +1003,7 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
         if ws and any(not w.isdigit() for w in ws) and path not in kinds and not any(w in PROJECT_WORDS for w in ws):
             (own if len(ws) >= NAMED_MIN_WORDS else one_word).setdefault(key(stem), []).append(path)
     cited: dict[str, dict[str, int]] = {}
-    places: dict[str, set[tuple]] = {}  # a folder's name (key) -> where the cited paths have it
-    in_paths: dict[str, dict[str, int]] = {}
+    in_paths: dict[str, dict[tuple, dict[str, int]]] = {}  # a folder's name (key) -> where -> citing notes
     for path, body, props in conn.execute(
             "SELECT n.path, f.body, f.props FROM fts f JOIN notes n ON n.id = f.rowid "
             "WHERE fts MATCH ? AND n.private = 0", (_CITED_MATCH,)):
@@ -1023,13 +1022,16 @@ def named_notes(conn, dialect: str = "") -> dict[str, list[str]]:
                 for i, part in enumerate(parts):
                     k = key(part)
                     if k and not k.isdigit():
-                        places.setdefault(k, set()).add((m.group(1).lower(), *map(key, parts[:i])))
-                        by = in_paths.setdefault(k, {})
+                        by = in_paths.setdefault(k, {}).setdefault((m.group(1).lower(), *map(key, parts[:i])), {})
                         by[path] = by.get(path, 0) + 1
-    for k, by in in_paths.items():
-        if len(places[k]) == 1:  # one place of the repository, not a name every package has (`src`)
+    for k, places in in_paths.items():
+        # the name's place nearest the repository's root, when it has one (`packages/engine-server`, not
+        # the tests' mirror of it further down), not a name every package has at one depth (`src`)
+        top = min(len(w) for w in places)
+        nearest = [w for w in places if len(w) == top]
+        if len(nearest) == 1:
             into = cited.setdefault(k, {})
-            for p, n in by.items():
+            for p, n in places[nearest[0]].items():
                 into[p] = max(into.get(p, 0), n)
     for k, ps in one_word.items():
         citing = [p for p in ps if p in cited.get(k, ())]
