@@ -648,9 +648,9 @@ def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False,
     """The vault's entry points, best first (entry_points: home notes, pinned notes, authored hubs,
     categories, folder notes and hierarchy roots, what the home notes list); then, only while fewer
     than `limit`, notes by link degree (OUT_LINK_WEIGHT, IN_LINK_WEIGHT) that link out at least as
-    much as they are linked to (a note more linked to than linking out is mentioned, not a way in). Journals, templates and
-    people never; a tag-like target not by its degree; nor a note in `shown` (listed elsewhere, as
-    the brief lists conventions). Each row says its `entry` kind."""
+    much as they are linked to (a note more linked to than linking out is mentioned, not a way in).
+    Journals, templates and people never; a tag-like target not by its degree; nor a note in `shown`
+    (listed elsewhere, as the brief lists conventions). Each row says its `entry` kind."""
     deg = degrees(conn)
     chosen: list[tuple[str, str]] = []
     for e in entry_points(conn, include_private, deg):

@@ -205,8 +205,8 @@ _CITED_FOLDER = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/[\w.~-]+/[\
 # OWNER/NAME and the folders on the way (`packages/engine-server/src/`); each names a working folder by its
 # place nearest the repository's root, when one place is (`engine-server` under `packages/`, beside a
 # tests' mirror of it further down; never `src`, one in every package: see named_notes)
-_CITED_PATH = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/([\w.~-]+/[\w.-]+)/(?:tree|blob)/[\w.-]+/((?:[\w.-]+/)+)",
-                          re.I)
+_CITED_PATH = LazyPattern(r"https?://(?:www\.)?(?:" + _HOSTS + r")/([\w.~-]+/[\w.-]+)/(?:tree|blob)/[\w.-]+/"
+                          r"((?:[\w.-]+/)+)", re.I)
 # The FTS5 query finding the notes that may cite one: each host as a phrase of its words
 _CITED_MATCH = "{body props} : (" + " OR ".join('"' + h.replace(".", " ") + '"' for h in CODE_HOSTS) + ")"
 _MDLINK = LazyPattern(r"\[([^\[\]\n]+)\]\(\s*<?([^\s()<>]+)>?[^()\n]*\)")

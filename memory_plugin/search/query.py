@@ -200,8 +200,9 @@ def filed_share(conn: sqlite3.Connection, paths: list[str], weights: dict[str, t
     word as the lexical retriever finds it (its stem as a word start)."""
     known = {w: T.term_regex(w) for w, (_idf, df) in weights.items() if df}
     best = 0.0
-    for *row, summary, props in rows_in(conn, "SELECT f.title, f.aliases, f.tags, f.props, f.summary, n.props FROM fts f"
-                                              " JOIN notes n ON n.id = f.rowid WHERE n.path IN ({in})", paths):
+    sql = ("SELECT f.title, f.aliases, f.tags, f.props, f.summary, n.props FROM fts f JOIN notes n ON n.id = f.rowid"
+           " WHERE n.path IN ({in})")
+    for *row, summary, props in rows_in(conn, sql, paths):
         if summary and props and any(k.lower() in T.SUMMARY_KEYS and str(v).strip()
                                      for k, v in json.loads(props).items()):
             row.append(summary)
