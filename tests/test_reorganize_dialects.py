@@ -259,6 +259,34 @@ def test_orphans_the_app_leaves_out_and_names_in_code_are_no_proposals(tmp_path)
     assert [p["notes"][0] for p in _proposals(v) if p["kind"] == "orphan"] == ["buffer/Wekan.md", "notes/Kanboard.md"]
 
 
+def test_a_logseq_pdf_highlights_page_is_the_apps_own_page(tmp_path):
+    """Logseq's PDF reader keeps a PDF's highlights in a page of its own, `hls__<pdf name>`, beside the
+    page the owner keeps about the paper: the app's page, never a duplicate, orphan or summary to write
+    (in a Logseq graph only)."""
+    from memory_plugin.core.config import load_config
+    from memory_plugin.memory.reorganize import VaultShape
+
+    notes = [{"path": p, "type": "note", "body": ""} for p in
+             ("pages/hls__2001_Moss_Ring lattices.md", "pages/2001_Moss_Ring lattices.md")]
+    for marker, made in (("logseq/config.edn", True), (".obsidian/app.json", False)):
+        v = tmp_path / marker.split("/")[0]
+        _write(v, marker, "{}\n")
+        vs = VaultShape.read(load_config(vault=v, cache_dir=tmp_path / "cache"), notes)
+        assert vs.app_made(notes[0]["path"]) is made and vs.machinery(notes[0]["path"]) is made
+        assert not vs.app_made(notes[1]["path"]) and not vs.machinery(notes[1]["path"])
+    # ... nor a place to link the paper's page from: its highlights page names the PDF, the paper's name
+    g = tmp_path / "graph"
+    _write(g, "logseq/config.edn", "{}\n")
+    for k in range(4):
+        _write(g, f"pages/Ring {k}.md", f"- {PROSE}- Next: [[Ring {(k + 1) % 4}]].\n")
+    _write(g, "pages/Moss ring lattices.md", "- " + PROSE)
+    _write(g, "pages/hls__Moss ring lattices.md", "file:: [Moss ring lattices.pdf](../assets/Moss ring lattices.pdf)\n"
+           "file-path:: ../assets/Moss ring lattices.pdf\n\n- the Moss ring lattices quarter band\n  hl-page:: 2\n")
+    assert not [p for p in _proposals(g) if p["kind"] == "orphan"]
+    _write(g, "pages/Ring 0.md", f"- {PROSE}- Next: [[Ring 1]]. Read Moss ring lattices.\n")
+    assert [p["notes"][0] for p in _proposals(g) if p["kind"] == "orphan"] == ["pages/Moss ring lattices.md"]
+
+
 def test_summaries_only_where_the_vault_writes_them(tmp_path):
     """No vault note carries a summary property: none is missing one. Where they do, never for an empty
     note (the `empty` kind's, as a note others link to), a page that only gathers, or a hierarchy node."""

@@ -217,6 +217,18 @@ def test_a_label_on_a_line_of_its_own_is_a_heading_not_the_summary():
     assert first_paragraph("The plan for the move: three steps\n\nMore.\n") == "The plan for the move: three steps"
 
 
+def test_a_display_formula_ends_the_summary_and_is_never_in_it():
+    """Obsidian's display math (`$$` … `$$`) is a formula: the paragraph before it is the summary, and a
+    note that opens with one is summarised by the prose after it."""
+    from memory_plugin.vault.notes import first_paragraph
+
+    assert first_paragraph("A BST is a type of [[Binary Tree]] where:\n$$\n\\text{left} < node\n$$\n") == \
+        "A BST is a type of Binary Tree where:"
+    assert first_paragraph("$$\nR = \\begin{bmatrix} 1 \\end{bmatrix}\n$$\n\nThe rotation matrix.\n") == "The rotation matrix."
+    assert first_paragraph("$$ x = y $$\n\nThe prose after.\n") == "The prose after."
+    assert first_paragraph("Costs $$5 a month.\n") == "Costs $$5 a month."
+
+
 def test_a_templater_script_and_inline_footnotes_are_no_summary():
     """A Templater command over several lines (`<%*` … `%>`) is the template's code, and an inline
     footnote (`^[…]`) an aside: the summary is the prose around them."""

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # and hook opens the index through this module, and those imports (dataclasses, datetime,
 # urllib.parse, the parsers' regexes) were a tenth of a lexical query's instructions.
 
-SCHEMA_VERSION = "16"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
+SCHEMA_VERSION = "17"  # 5: fts headings column (last, so bm25 weight lists stay valid); 6: notes_type index; 7: chunks;
 # 8: notes_private (private notes found without reading every row); 9: fts props column (last, as 5);
 # 10: Dendron links read label-first; 11: Logseq links find a page by its name (`[[x: y]]` is `x%3A y.md`,
 # `[[a/b]]` is `a___b.md`), its `alias::`, and `#tag` is a link to the page `tag`; 12: anchors (the code a
@@ -42,7 +42,9 @@ SCHEMA_VERSION = "16"  # 5: fts headings column (last, so bm25 weight lists stay
 # vault that links by name is titled by file name, templates' prose is no summary, `#placeholder/` is no tag);
 # 15: notes read again (a line of tags or a lone greeting is no summary; a date property also in words);
 # 16: notes read again (a Readwise `## Metadata` list is properties, its Summary the summary; a Templater
-# script over several lines and inline footnotes are no summary; `%23` in a markdown link is part of the name)
+# script over several lines and inline footnotes are no summary; `%23` in a markdown link is part of the name);
+# 17: notes read again (a label on a line of its own and a display formula are no summary; `dendron://` with
+# no vault's name reads as its note; `.vscode/foam.json` makes a workspace Foam's, titled as Foam titles)
 INDEX_NAME = "index.sqlite"
 
 # chunks: the semantic layer's vectors (semantic/vectors.py); note_hash is the note's hash when it was

@@ -122,7 +122,8 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
     succ = L.successors(conn)
     out: list[dict] = []
     # templates and journals are the vault's own machinery: never a duplicate, orphan or summary to write
-    ordinary = [n for n in notes if n["path"] not in vs.templates and n["path"] not in vs.journals]
+    ordinary = [n for n in notes if n["path"] not in vs.templates and n["path"] not in vs.journals
+                and not vs.app_made(n["path"])]
     out += _duplicates(ordinary, cfg, conn, [n for n in notes if n["path"] in vs.templates], vs.dialect)
     out += _dangling(conn, by_path, vs)
     out += _orphans_and_empty(conn, ordinary, vs)
@@ -147,6 +148,7 @@ LOGSEQ_BUILTIN_PAGES = {"contents", "todo", "doing", "done", "later", "now", "wa
 # Apps that make a page when a link to a missing one is followed (Logseq, Dendron): an empty page other
 # notes link to is how those apps keep a topic, not an unwritten note
 LINK_MADE_PAGES = ("logseq", "dendron")
+LOGSEQ_HIGHLIGHTS_PREFIX = "hls__"  # the page Logseq's PDF reader keeps a PDF's highlights in
 _TEMPLATE_LINE_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?template::", re.M)   # a Logseq template block
 def _in_template_folder(path: str) -> bool:
     """A note in a folder named for templates (appsettings.in_template_folder: `01 Templates` under
@@ -229,7 +231,12 @@ class VaultShape:
         name = path.rsplit("/", 1)[-1].lower()
         return (path in self.templates or path in self.journals or path in self.children
                 or (self.dialect == "dendron" and (name == "root.md" or name.startswith("tags.")))
-                or (self.dialect == "logseq" and name[:-3] in LOGSEQ_BUILTIN_PAGES))
+                or (self.dialect == "logseq" and name[:-3] in LOGSEQ_BUILTIN_PAGES) or self.app_made(path))
+
+    def app_made(self, path: str) -> bool:
+        """A page the app writes beside a file: Logseq's PDF highlights page (`hls__<pdf name>.md`, with
+        `file::` and `file-path::`), the companion of the paper's own page, never its duplicate."""
+        return self.dialect == "logseq" and path.rsplit("/", 1)[-1].lower().startswith(LOGSEQ_HIGHLIGHTS_PREFIX)
 
     def root(self, path: str) -> str | None:
         """A Dendron note's hierarchy root (`a` for `a.b.c.md`), None for a note outside one."""
@@ -276,7 +283,7 @@ def _context(conn, n: dict, words: list[str]) -> set[str]:
     return set(sorted(shared, key=lambda w: (-idf(w, w), w))[:CONTEXT_WORDS])
 
 
-def _mentions(conn, n: dict) -> list[str]:
+def _mentions(conn, n: dict, vs: "VaultShape | None" = None) -> list[str]:
     """Other notes whose text names note `n` (its title as a phrase) without linking it: where its
     owner would link it from (Obsidian's "unlinked mentions"); for a one-word name, only where the
     note also shares its subject (`_context`)."""
@@ -298,6 +305,8 @@ def _mentions(conn, n: dict) -> list[str]:
     wanted = " ".join(words)
     out = []
     for path, body in rows:
+        if vs is not None and vs.app_made(path):
+            continue  # a page the app wrote (the PDF's highlights name the paper's file): no place to link from
         prose = _NOT_PROSE_RE.sub(" ", mask_non_content(body or ""))  # (code is no place to link from)
         said = T.WORD_RE.findall(T.fold(prose))
         if context is not None and len(context & set(said)) < CONTEXT_SHARED:
@@ -361,7 +370,7 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
     share = n_linked / len(notes) if notes else 0.0
     out = []
     for n in orphans if share >= LINKING_NORM else ():
-        where = _mentions(conn, n)
+        where = _mentions(conn, n, vs)
         if not where:
             continue  # nothing names it: no place to link it from, it stands alone by design or by chance
         out.append({"kind": "orphan", "title": f"{n['path']} has no links in or out", "notes": [n["path"]],

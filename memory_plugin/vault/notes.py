@@ -653,7 +653,7 @@ def _label(s: str) -> bool:
 def first_paragraph(masked_body: str, label_first: bool = False,
                     template: frozenset[str] = frozenset()) -> str:
     """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
-    embeds, `%% comments %%`, placeholder-only lines, lines of nothing but links, `key:: value`
+    embeds, display formulas (`$$` … `$$`), `%% comments %%`, placeholder-only lines, lines of nothing but links, `key:: value`
     fields, changelog lines (CHANGELOG_RE) and the prose of the vault's templates (`template`:
     appsettings.template_prose), an instruction the note still carries."""
     para: list[str] = []
@@ -661,11 +661,19 @@ def first_paragraph(masked_body: str, label_first: bool = False,
     listed = False  # the paragraph so far is a list item's (a lone `-` after it is an empty item)
     in_comment = False  # inside a `%% … %%` comment that spans lines
     in_script = False   # inside a Templater command that spans lines (`<%*` … `%>`): a template's code
+    in_math = False     # inside a display math block (`$$` … `$$`, MathJax in Obsidian): a formula, not prose
     # the first FIRST_PARAGRAPH_LINES lines are looked at (past blank lines, headings, tables)
     for line in _lines(masked_body.lstrip(), FIRST_PARAGRAPH_LINES):
         if size > PLAIN_MAX:
             break
         s = line.strip()
+        if in_math or s.startswith("$$"):
+            # a display formula ends the paragraph before it; the prose resumes after its closing `$$`
+            # (open until a line holds the closing `$$`; `$$ x $$` on one line opens nothing)
+            in_math = s.count("$$") % 2 == 0 if in_math else s.count("$$") == 1
+            if para:
+                break
+            continue
         if in_script or s.startswith("<%"):
             # a Templater command opened at a line's start and left open runs to its `%>`; a `<%` in
             # prose (`Use <% for ERB tags`, `scores <%5`) is text
