@@ -227,6 +227,9 @@ def test_a_display_formula_ends_the_summary_and_is_never_in_it():
     assert first_paragraph("$$\nR = \\begin{bmatrix} 1 \\end{bmatrix}\n$$\n\nThe rotation matrix.\n") == "The rotation matrix."
     assert first_paragraph("$$ x = y $$\n\nThe prose after.\n") == "The prose after."
     assert first_paragraph("Costs $$5 a month.\n") == "Costs $$5 a month."
+    assert first_paragraph("> [!info] Stiff system\n> Both fast and slow parts:\n> $$\n> y = 3 - e^{-t}\n> $$\n") == \
+        "Both fast and slow parts:"  # a formula in a callout
+    assert first_paragraph("Can we solve $$Ax = b$$ for every vector?\n") == "Can we solve Ax = b for every vector?"
 
 
 def test_a_templater_script_and_inline_footnotes_are_no_summary():

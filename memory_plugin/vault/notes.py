@@ -645,6 +645,9 @@ def _outside(parts: list[str], inside: bool) -> tuple[str, bool]:
     return text, inside != (len(parts) % 2 == 0)
 
 
+_INLINE_DISPLAY_MATH_RE = re.compile(r"\$\$([^$\n]+?)\$\$")
+
+
 def _label(s: str) -> bool:
     """A line that labels what follows (`_LABEL_RE`: capitals, or a few words and a colon), not prose."""
     return len(s.split()) <= LABEL_MAX_WORDS and bool(_LABEL_RE.fullmatch(s))
@@ -667,7 +670,7 @@ def first_paragraph(masked_body: str, label_first: bool = False,
         if size > PLAIN_MAX:
             break
         s = line.strip()
-        if in_math or s.startswith("$$"):
+        if in_math or s.lstrip("> \t").startswith("$$"):  # (also inside a callout or quote)
             # a display formula ends the paragraph before it; the prose resumes after its closing `$$`
             # (open until a line holds the closing `$$`; `$$ x $$` on one line opens nothing)
             in_math = s.count("$$") % 2 == 0 if in_math else s.count("$$") == 1
@@ -742,6 +745,8 @@ def first_paragraph(masked_body: str, label_first: bool = False,
             if para:
                 break
             continue
+        if s and "$$" in s:
+            s = _INLINE_DISPLAY_MATH_RE.sub(r"\1", s)  # a formula set inline (`solve $$Ax = b$$ for x`)
         if s:
             if not para:
                 listed = bool(item)
