@@ -647,10 +647,9 @@ def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False,
          shown: set[str] | frozenset[str] = frozenset()) -> list[dict]:
     """The vault's entry points, best first (entry_points: home notes, pinned notes, authored hubs,
     categories, folder notes and hierarchy roots, what the home notes list); then, only while fewer
-    than `limit`, notes by link degree (OUT_LINK_WEIGHT, IN_LINK_WEIGHT) that link out at least as
-    much as they are linked to (a note more linked to than linking out is mentioned, not a way in).
-    Journals, templates and people never; a tag-like target not by its degree; nor a note in `shown`
-    (listed elsewhere, as the brief lists conventions). Each row says its `entry` kind."""
+    than `limit`, notes by link degree (OUT_LINK_WEIGHT, IN_LINK_WEIGHT). Journals, templates and
+    people never; a tag-like target not by its degree; nor a note in `shown` (listed elsewhere, as
+    the brief lists conventions). Each row says its `entry` kind."""
     deg = degrees(conn)
     chosen: list[tuple[str, str]] = []
     for e in entry_points(conn, include_private, deg):
@@ -669,7 +668,7 @@ def hubs(conn: sqlite3.Connection, limit: int, include_private: bool = False,
         cand = []
         for path, typ, private in conn.execute("SELECT path, type, private FROM notes WHERE skipped = 0"):
             i, o = deg.get(path, (0, 0))
-            if o >= MIN_OUT_LINKS and o >= i and path not in taken and (include_private or not private) \
+            if o >= MIN_OUT_LINKS and path not in taken and (include_private or not private) \
                     and typ != "journal" and not is_date_named(path) and not path.lower().startswith(jf):
                 cand.append((-(OUT_LINK_WEIGHT * o + IN_LINK_WEIGHT * i), path))
         cand.sort()
