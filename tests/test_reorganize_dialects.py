@@ -287,6 +287,24 @@ def test_a_logseq_pdf_highlights_page_is_the_apps_own_page(tmp_path):
     assert [p["notes"][0] for p in _proposals(g) if p["kind"] == "orphan"] == ["pages/Moss ring lattices.md"]
 
 
+def test_a_logseq_block_reference_links_two_pages(tmp_path):
+    """Logseq links a page that references another page's block (`((uuid))`, `{{embed ((uuid))}}`) to
+    that page, the block's `id::` (also written as the block's first line, `- id:: …`) marking it: neither
+    is an orphan; a page no reference reaches still is."""
+    g = tmp_path / "graph"
+    _write(g, "logseq/config.edn", "{}\n")
+    uid, uid2 = "65430d84-a1db-400d-b05f-0578198574b5", "64565059-ba36-4bfd-8fa8-516fa601aab3"
+    for k in range(4):
+        _write(g, f"pages/Ring {k}.md", f"- {PROSE}- Next: [[Ring {(k + 1) % 4}]]. Gauge, Parity and Potts.\n")
+    _write(g, "pages/Gauge.md", f"- {PROSE}- The connection is ((" + uid + ")).\n")
+    _write(g, "pages/Parity.md", f"- {PROSE}\t- id:: {uid}\n\t  The parity operator.\n"
+           "- {{embed ((" + uid2 + "))}}\n")
+    _write(g, "pages/Potts.md", f"- {PROSE}- A block.\n  id:: {uid2}\n")
+    _write(g, "pages/Lonely.md", f"- {PROSE}")
+    _write(g, "pages/Ring 0.md", f"- {PROSE}- Next: [[Ring 1]]. Gauge, Parity, Potts and Lonely.\n")
+    assert [p["notes"][0] for p in _proposals(g) if p["kind"] == "orphan"] == ["pages/Lonely.md"]
+
+
 def test_summaries_only_where_the_vault_writes_them(tmp_path):
     """No vault note carries a summary property: none is missing one. Where they do, never for an empty
     note (the `empty` kind's, as a note others link to), a page that only gathers, or a hierarchy node."""

@@ -126,7 +126,7 @@ def proposals(cfg: Config, conn: sqlite3.Connection, today: _dt.date | None = No
                 and not vs.app_made(n["path"])]
     out += _duplicates(ordinary, cfg, conn, [n for n in notes if n["path"] in vs.templates], vs.dialect)
     out += _dangling(conn, by_path, vs)
-    out += _orphans_and_empty(conn, ordinary, vs)
+    out += _orphans_and_empty(conn, ordinary, vs, notes)
     out += _stale(cfg, conn, notes, today, succ)
     out += _contradictions(conn, by_path, succ)
     out += _missing_summaries(ordinary, cfg, conn, vs)
@@ -332,9 +332,25 @@ def _has_facts(n: dict) -> bool:
                for k, v in (n.get("props") or {}).items())
 
 
-def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
+_BLOCK_REF_RE = re.compile(r"\(\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)\)")
+_BLOCK_ID_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?id::[ \t]*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})[ \t]*$", re.M)
+
+
+def _block_linked(notes: list[dict]) -> set[str]:
+    """Logseq pages joined by a block reference (`((uuid))`, also in `{{embed ((uuid))}}`) to the page
+    whose block carries that `id::`: the referring page and the referred one, as Logseq links them."""
+    owner = {u: n["path"] for n in notes if "id::" in (n["body"] or "") for u in _BLOCK_ID_RE.findall(n["body"])}
+    linked: set[str] = set()
+    for n in notes:
+        for u in _BLOCK_REF_RE.findall(n["body"] or "") if "((" in (n["body"] or "") else ():
+            if owner.get(u, n["path"]) != n["path"]:
+                linked |= {n["path"], owner[u]}
+    return linked
+
+
+def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape, every: list[dict] | None = None) -> list[dict]:
     """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
-    attachment or a note yet to be written), no Dendron hierarchy around them, no folder note in their
+    attachment or a note yet to be written; in Logseq a block reference, `_block_linked`, among `every` note), no Dendron hierarchy around them, no folder note in their
     folder, no tag shared with another note (the tag pane, Foam's tag explorer and Logseq's tag pages
     gather those); proposed only in a vault organised by links (LINKING_NORM) and where another note
     names it without a link (`_mentions`: the place to link it from). The empty ones (no text
@@ -342,6 +358,8 @@ def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape) -> list[dict]:
     other notes link to are another: a link that opens nothing (not in Logseq, where a page exists
     to gather what references it, nor a Dendron hierarchy node)."""
     linked, targets = _linked(conn)
+    if vs.dialect == "logseq":
+        linked |= _block_linked(every or notes)
     tag_count = Counter(t for (t,) in conn.execute("SELECT DISTINCT path || char(0) || tag_lc FROM tags"))
     shared = Counter(t.split("\0", 1)[1] for t in tag_count)
     tagged = {t.split("\0", 1)[0] for t in tag_count if shared[t.split("\0", 1)[1]] > 1}
