@@ -333,24 +333,22 @@ def _has_facts(n: dict) -> bool:
 
 
 _BLOCK_REF_RE = re.compile(r"\(\(([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\)\)")
-_BLOCK_ID_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?id::[ \t]*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})[ \t]*$", re.M)
+_BLOCK_ID_RE = re.compile(r"^[ \t]*(?:[-*][ \t]+)?id::[ \t]*([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+                          r"[ \t]*$", re.M)
 
 
 def _block_linked(notes: list[dict]) -> set[str]:
     """Logseq pages joined by a block reference (`((uuid))`, also in `{{embed ((uuid))}}`) to the page
     whose block carries that `id::`: the referring page and the referred one, as Logseq links them."""
-    owner = {u: n["path"] for n in notes if "id::" in (n["body"] or "") for u in _BLOCK_ID_RE.findall(n["body"])}
-    linked: set[str] = set()
-    for n in notes:
-        for u in _BLOCK_REF_RE.findall(n["body"] or "") if "((" in (n["body"] or "") else ():
-            if owner.get(u, n["path"]) != n["path"]:
-                linked |= {n["path"], owner[u]}
-    return linked
+    owner = {u: n["path"] for n in notes for u in _BLOCK_ID_RE.findall(n["body"] or "")}
+    return {p for n in notes for u in _BLOCK_REF_RE.findall(n["body"] or "")
+            if owner.get(u, n["path"]) != n["path"] for p in (n["path"], owner[u])}
 
 
 def _orphans_and_empty(conn, notes: list[dict], vs: VaultShape, every: list[dict] | None = None) -> list[dict]:
     """Notes nothing reaches: no link in or out of any kind (body, embed, property, to a note, an
-    attachment or a note yet to be written; in Logseq a block reference, `_block_linked`, among `every` note), no Dendron hierarchy around them, no folder note in their
+    attachment or a note yet to be written; in Logseq a block reference among `every` note,
+    `_block_linked`), no Dendron hierarchy around them, no folder note in their
     folder, no tag shared with another note (the tag pane, Foam's tag explorer and Logseq's tag pages
     gather those); proposed only in a vault organised by links (LINKING_NORM) and where another note
     names it without a link (`_mentions`: the place to link it from). The empty ones (no text
@@ -918,6 +916,12 @@ def _vault_folder(folder: str, vs: "VaultShape", top_folders: set[str]) -> bool:
 _SCHEME_RE = re.compile(r"[a-z][a-z0-9+.-]*://", re.I)
 
 
+def _labels(conn, target: str) -> list[str]:
+    """The labels the unresolved links to `target` are written with (None or "" for a bare link)."""
+    return [d for (d,) in conn.execute("SELECT DISTINCT display FROM links WHERE target IS NULL AND "
+                                       "lower(linkpath) = ?", (target.lower(),))]
+
+
 def _climbs_out(folder: str, from_notes: list[str]) -> bool:
     """Whether a relative link's folder (`../../docs`) climbs above the vault's root from every note
     that writes it: then it names a file outside the vault."""
@@ -1002,8 +1006,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
             # a web address between `[[ ]]` (a citation pasted into a wikilink): the app opens it as a
             # note to create; what it meant is the page on the web, never a note of the vault. One
             # written with a label (`[[schema:isSimilarTo|http://…]]`) is a notation of the owner's
-            if any((disp or "").strip() for (disp,) in conn.execute(
-                    "SELECT display FROM links WHERE target IS NULL AND lower(linkpath) = ?", (target.lower(),))):
+            if any((disp or "").strip() for disp in _labels(conn, target)):
                 continue
             grouped[("url",)].append({
                 "kind": "dangling", "title": f"[[{target}]] ({src}) is a web address written as a wikilink",
@@ -1066,8 +1069,7 @@ def _dangling(conn, by_path: dict, vs: "VaultShape") -> list[dict]:
         if not intended and vs.dialect != "dendron":
             # a label that names a note: what a path gone stale meant, or a link written label-first
             # (then the label is the note's name as written, case and all: a label is display text)
-            shown = [d for (d,) in conn.execute("SELECT DISTINCT display FROM links WHERE target IS NULL AND "
-                                                "lower(linkpath) = ?", (target.lower(),))]
+            shown = _labels(conn, target)
             if not folder and any(not (d or "").strip() for d in shown):
                 shown = []  # the name is also linked bare: it names a note of its own, not the label's
             for disp in shown:
@@ -1287,7 +1289,8 @@ def _missing_summaries(notes, cfg, conn, vs: VaultShape | None = None) -> list[d
     # ... nor notes of a kind that does not: clippings carry the clipper's `description:`, the
     # owner's own notes none; a note's kind is its category (`categories: [[Projects]]`), else its folder
     def kind(n: dict) -> tuple:
-        return ("c", *sorted(_category(n))) if _category(n) else ("f", n["path"].rpartition("/")[0])
+        cats = _category(n)
+        return ("c", *sorted(cats)) if cats else ("f", n["path"].rpartition("/")[0])
     kinds: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     keys: Counter = Counter()
     for n in notes:

@@ -656,9 +656,9 @@ def _label(s: str) -> bool:
 def first_paragraph(masked_body: str, label_first: bool = False,
                     template: frozenset[str] = frozenset()) -> str:
     """The note's first paragraph of prose: past headings (ATX, setext, a bold line), tables, rules,
-    embeds, display formulas (`$$` … `$$`), `%% comments %%`, placeholder-only lines, lines of nothing but links, `key:: value`
-    fields, changelog lines (CHANGELOG_RE) and the prose of the vault's templates (`template`:
-    appsettings.template_prose), an instruction the note still carries."""
+    embeds, display formulas (`$$` … `$$`), `%% comments %%`, placeholder-only lines, lines of nothing
+    but links, `key:: value` fields, changelog lines (CHANGELOG_RE) and the prose of the vault's
+    templates (`template`: appsettings.template_prose), an instruction the note still carries."""
     para: list[str] = []
     size = 0
     listed = False  # the paragraph so far is a list item's (a lone `-` after it is an empty item)
